@@ -1,0 +1,14 @@
+"""The Dagster code location of miRAGe (workspace.yaml points here)."""
+
+import dagster as dg
+
+from mirage_pipeline.defs.assets import document_assets
+from mirage_pipeline.defs.resources import MirageResource
+from mirage_pipeline.defs.sensors import documents_sensor, index_document_job
+
+defs = dg.Definitions(
+    assets=document_assets,
+    jobs=[index_document_job],
+    sensors=[documents_sensor],
+    resources={"mirage": MirageResource()},
+)

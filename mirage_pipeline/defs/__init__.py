@@ -1,0 +1,1 @@
+"""The Dagster layer: partitions, resources, assets, sensors (thin: the work is elsewhere)."""

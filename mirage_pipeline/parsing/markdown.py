@@ -1,0 +1,111 @@
+"""Markdown (markdown-it-py): a heading tree, front matter as metadata, blocks with line ranges."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import yaml
+from markdown_it import MarkdownIt
+
+from mirage_pipeline.parsing.model import Block, ParsedDocument, ParseError, Section
+
+_FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n(.*?\r?\n)?(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.S)
+_BLOCK_KINDS = {
+    "paragraph_open": "paragraph",
+    "bullet_list_open": "list",
+    "ordered_list_open": "list",
+    "fence": "code",
+    "code_block": "code",
+    "table_open": "table",
+    "blockquote_open": "quote",
+    "html_block": "html",
+}
+_md = MarkdownIt("commonmark").enable("table")
+
+
+def decode_text(data: bytes) -> str:
+    """UTF-8 (with or without BOM), else Windows-1251, the usual legacy Russian encoding."""
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        pass
+    try:
+        return data.decode("cp1251")
+    except UnicodeDecodeError:
+        raise ParseError("text is neither UTF-8 nor Windows-1251") from None
+
+
+def split_front_matter(text: str) -> tuple[dict[str, Any], str, int, list[str]]:
+    """(metadata, body, lines taken by the front matter, warnings)."""
+    match = _FRONT_MATTER.match(text)
+    if not match:
+        return {}, text, 0, []
+    consumed = match.group(0).count("\n")
+    try:
+        loaded = yaml.safe_load(match.group(1) or "")
+    except yaml.YAMLError as exc:
+        reason = str(exc).splitlines()[0]
+        return {}, text[match.end() :], consumed, [f"front matter is not valid YAML: {reason}"]
+    if not isinstance(loaded, dict):
+        return {}, text[match.end() :], consumed, ["front matter is not a YAML mapping"]
+    return loaded, text[match.end() :], consumed, []
+
+
+def parse_markdown(data: bytes, name: str) -> ParsedDocument:
+    text = decode_text(data)
+    front, body, offset, warnings = split_front_matter(text)
+    lines = body.splitlines()
+    root = Section(title="", level=0, line_start=1)
+    stack = [root]
+    tokens = _md.parse(body)
+    first_h1: str | None = None
+    i = 0
+    while i < len(tokens):
+        tok = tokens[i]
+        if tok.level != 0 or tok.map is None:
+            i += 1
+            continue
+        start, end = tok.map
+        if tok.type == "heading_open":
+            level = int(tok.tag[1])
+            title = _inline_text(tokens[i + 1].content)
+            if level == 1 and first_h1 is None:
+                first_h1 = title
+            while stack[-1].level >= level:
+                stack.pop()
+            section = Section(title=title, level=level, line_start=offset + start + 1)
+            stack[-1].children.append(section)
+            stack.append(section)
+        elif tok.type in _BLOCK_KINDS:
+            raw = "\n".join(lines[start:end]).strip("\n")
+            if raw.strip():
+                stack[-1].blocks.append(
+                    Block(
+                        kind=_BLOCK_KINDS[tok.type],
+                        text=raw,
+                        line_start=offset + start + 1,
+                        line_end=offset + end,
+                    )
+                )
+        i += 1
+    title = str(front.get("title") or first_h1 or name.rsplit(".", 1)[0])
+    metadata = {k: _jsonable(v) for k, v in front.items()}
+    return ParsedDocument(
+        format="markdown", title=title, root=root, metadata=metadata, warnings=warnings
+    )
+
+
+def _inline_text(content: str) -> str:
+    """Heading text without inline HTML anchors (`<a name="x"></a> Title` → `Title`)."""
+    return re.sub(r"<[^>]+>", "", content).strip()
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_jsonable(v) for v in value]
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    return str(value)  # dates and other YAML scalars

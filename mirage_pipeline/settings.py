@@ -1,0 +1,147 @@
+"""Settings from MIRAGE_* environment variables; a bad value fails with a message naming it."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from urllib.parse import urlparse
+
+DEFAULT_EMBEDDER = "local:multilingual-e5-small"
+DEFAULT_OLLAMA_HOST = "http://localhost:11434"
+DEFAULT_API_URL = "http://localhost:8080/api/v1"
+_EMBEDDER_RE = re.compile(
+    r"^(local:multilingual-e5-small|ollama:[A-Za-z0-9][\w.\-/]*(:[\w.\-]+)?)$"
+)
+
+
+class SettingsError(ValueError):
+    """An environment variable holds a value miRAGe cannot use."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything a miRAGe process needs to know about where things are."""
+
+    home: Path
+    documents_dir: Path
+    database_url: str | None = None
+    embedder: str = DEFAULT_EMBEDDER
+    ollama_host: str = DEFAULT_OLLAMA_HOST
+    api_keys: tuple[str, ...] = field(default=(), repr=False)
+    api_host: str = "127.0.0.1"
+    api_port: int = 8080
+    dagster_port: int = 3000
+    api_url: str = DEFAULT_API_URL
+    max_concurrent_runs: int = 2
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
+        env = os.environ if environ is None else environ
+        home = Path(env.get("MIRAGE_HOME") or ".mirage").expanduser().resolve()
+        docs_raw = env.get("MIRAGE_DOCUMENTS_DIR")
+        documents_dir = Path(docs_raw).expanduser().resolve() if docs_raw else home / "documents"
+        return cls(
+            home=home,
+            documents_dir=documents_dir,
+            database_url=_database_url(env.get("MIRAGE_DATABASE_URL")),
+            embedder=_embedder(env.get("MIRAGE_EMBEDDER") or DEFAULT_EMBEDDER),
+            ollama_host=_http_url("OLLAMA_HOST", env.get("OLLAMA_HOST") or DEFAULT_OLLAMA_HOST),
+            api_keys=_api_keys(env.get("MIRAGE_API_KEY")),
+            api_host=env.get("MIRAGE_API_HOST") or "127.0.0.1",
+            api_port=_port("MIRAGE_API_PORT", env.get("MIRAGE_API_PORT"), 8080),
+            dagster_port=_port("MIRAGE_DAGSTER_PORT", env.get("MIRAGE_DAGSTER_PORT"), 3000),
+            api_url=_http_url("MIRAGE_API_URL", env.get("MIRAGE_API_URL") or DEFAULT_API_URL),
+            max_concurrent_runs=_positive_int(
+                "MIRAGE_MAX_CONCURRENT_RUNS", env.get("MIRAGE_MAX_CONCURRENT_RUNS"), 2
+            ),
+        )
+
+    def with_overrides(self, **changes: object) -> Settings:
+        return replace(self, **changes)
+
+    @property
+    def api_key_file(self) -> Path:
+        return self.home / "api-key"
+
+    @property
+    def pgdata_dir(self) -> Path:
+        return self.home / "pgdata"
+
+    @property
+    def dagster_home(self) -> Path:
+        return self.home / "dagster"
+
+
+def _database_url(raw: str | None) -> str | None:
+    if not raw:
+        return None
+    scheme = urlparse(raw).scheme
+    if scheme not in ("postgresql", "postgres"):
+        raise SettingsError(
+            f"MIRAGE_DATABASE_URL must be a postgresql:// URL (got scheme {scheme!r}); "
+            "leave it unset to use the embedded PostgreSQL"
+        )
+    return raw
+
+
+def _embedder(raw: str) -> str:
+    if not _EMBEDDER_RE.match(raw):
+        raise SettingsError(
+            f"MIRAGE_EMBEDDER={raw!r} is not supported: use 'local:multilingual-e5-small' "
+            "or 'ollama:<model>' (for example 'ollama:mxbai-embed-large')"
+        )
+    return raw
+
+
+def _http_url(name: str, raw: str) -> str:
+    parsed = urlparse(raw if "://" in raw else f"http://{raw}")
+    if parsed.scheme not in ("http", "https") or not parsed.hostname:
+        raise SettingsError(f"{name}={raw!r} is not an http(s) URL")
+    return parsed.geturl().rstrip("/")
+
+
+def _port(name: str, raw: str | None, default: int) -> int:
+    if raw is None or raw == "":
+        return default
+    try:
+        port = int(raw)
+    except ValueError:
+        raise SettingsError(f"{name}={raw!r} is not a port number") from None
+    if not 1 <= port <= 65535:
+        raise SettingsError(f"{name}={raw!r} is not a port number (1-65535)")
+    return port
+
+
+def _positive_int(name: str, raw: str | None, default: int) -> int:
+    if raw is None or raw == "":
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise SettingsError(f"{name}={raw!r} is not a whole number") from None
+    if value < 1:
+        raise SettingsError(f"{name}={raw!r} must be at least 1")
+    return value
+
+
+def _api_keys(raw: str | None) -> tuple[str, ...]:
+    if not raw:
+        return ()
+    keys = tuple(k.strip() for k in raw.split(",") if k.strip())
+    if not keys:
+        raise SettingsError("MIRAGE_API_KEY is set but holds no key")
+    return keys
+
+
+def read_api_keys(settings: Settings) -> tuple[str, ...]:
+    """Keys from MIRAGE_API_KEY, else the one `mirage up` wrote to $MIRAGE_HOME/api-key."""
+    if settings.api_keys:
+        return settings.api_keys
+    try:
+        key = settings.api_key_file.read_text(encoding="utf-8").strip()
+    except FileNotFoundError:
+        return ()
+    return (key,) if key else ()

@@ -1,0 +1,116 @@
+"""Writes of the pipeline: projects, document status, and the atomic swap of a document's chunks."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import psycopg
+from pgvector.psycopg import register_vector
+from psycopg.types.json import Jsonb
+
+from mirage_pipeline.chunking import Chunk
+
+
+def connect(url: str) -> psycopg.Connection:
+    """A connection with the pgvector type registered."""
+    conn = psycopg.connect(url)
+    register_vector(conn)
+    return conn
+
+
+def upsert_project(conn: psycopg.Connection, name: str) -> uuid.UUID:
+    row = conn.execute(
+        "INSERT INTO projects (name) VALUES (%s) "
+        "ON CONFLICT (name) DO UPDATE SET name = EXCLUDED.name RETURNING id",
+        (name,),
+    ).fetchone()
+    return row[0]
+
+
+def start_document(
+    conn: psycopg.Connection,
+    *,
+    project: str,
+    path: str,
+    file_type: str,
+    content_hash: str,
+    size_bytes: int,
+) -> tuple[uuid.UUID, uuid.UUID]:
+    """Register the document (or find it) and mark it `indexing`; returns (project id, document id).
+
+    Its previous chunks stay searchable until `replace_chunks` swaps in the new ones.
+    """
+    with conn.transaction():
+        project_id = upsert_project(conn, project)
+        row = conn.execute(
+            "INSERT INTO documents (project_id, path, file_type, content_hash, size_bytes, status)"
+            " VALUES (%s, %s, %s, %s, %s, 'indexing')"
+            " ON CONFLICT (project_id, path) DO UPDATE SET"
+            "   file_type = EXCLUDED.file_type, content_hash = EXCLUDED.content_hash,"
+            "   size_bytes = EXCLUDED.size_bytes, status = 'indexing', error_message = NULL,"
+            "   updated_at = now()"
+            " RETURNING id",
+            (project_id, path, file_type, content_hash, size_bytes),
+        ).fetchone()
+    return project_id, row[0]
+
+
+def mark_document_error(
+    conn: psycopg.Connection, *, project: str, path: str, file_type: str, message: str
+) -> None:
+    """Record why a document could not be indexed; its previous chunks, if any, are kept."""
+    with conn.transaction():
+        project_id = upsert_project(conn, project)
+        conn.execute(
+            "INSERT INTO documents (project_id, path, file_type, status, error_message)"
+            " VALUES (%s, %s, %s, 'error', %s)"
+            " ON CONFLICT (project_id, path) DO UPDATE SET"
+            "   status = 'error', error_message = EXCLUDED.error_message, updated_at = now()",
+            (project_id, path, file_type, message),
+        )
+
+
+def replace_chunks(
+    conn: psycopg.Connection,
+    *,
+    document_id: uuid.UUID,
+    project_id: uuid.UUID,
+    chunks: Sequence[Chunk],
+    embeddings: np.ndarray,
+    metadata: dict[str, Any],
+) -> int:
+    """Swap the document's chunks for new ones and mark it `ready`, in one transaction."""
+    if len(chunks) != len(embeddings):
+        raise ValueError(f"{len(chunks)} chunks but {len(embeddings)} embeddings")
+    with conn.transaction():
+        conn.execute("DELETE FROM chunks WHERE document_id = %s", (document_id,))
+        with conn.cursor().copy(
+            "COPY chunks (document_id, project_id, position, content, structure, metadata,"
+            " content_hash, lang, embedding) FROM STDIN WITH (FORMAT BINARY)"
+        ) as copy:
+            copy.set_types(
+                ["uuid", "uuid", "int4", "text", "jsonb", "jsonb", "text", "text", "vector"]
+            )
+            for chunk, vector in zip(chunks, embeddings, strict=True):
+                copy.write_row(
+                    (
+                        document_id,
+                        project_id,
+                        chunk.position,
+                        chunk.content,
+                        Jsonb(chunk.structure),
+                        Jsonb({"tokens": chunk.tokens}),
+                        chunk.content_hash,
+                        chunk.lang,
+                        vector,
+                    )
+                )
+        conn.execute(
+            "UPDATE documents SET status = 'ready', error_message = NULL, chunk_count = %s,"
+            " metadata = %s, indexed_at = now(), updated_at = now() WHERE id = %s",
+            (len(chunks), Jsonb(metadata), document_id),
+        )
+    return len(chunks)

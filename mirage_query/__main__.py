@@ -1,0 +1,3 @@
+from mirage_query.cli import main
+
+main()

@@ -1,0 +1,355 @@
+"""`mirage up`'s supervisor: embedded PostgreSQL, Dagster webserver + daemon, the query service.
+
+Plain Python on purpose: Dagster runs in child processes, never in this one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import secrets
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+import warnings
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import IO, TYPE_CHECKING
+
+import httpx
+import psutil
+
+import mirage_pipeline
+from mirage_pipeline.settings import Settings
+
+if TYPE_CHECKING:
+    from mirage_pipeline.embedded_postgres import EmbeddedPostgres
+
+READY_TIMEOUT = 120.0
+STOP_TIMEOUT = 15.0
+_STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+Echo = Callable[..., None]  # click.echo-compatible: echo(message, err=False)
+
+
+class StackError(RuntimeError):
+    """The stack cannot start or a part of it died; the message says which and why."""
+
+
+@dataclass
+class Child:
+    name: str
+    process: subprocess.Popen[bytes]
+    log: Path
+
+
+def instance_file(name: str) -> Path:
+    """dagster.yaml / workspace.yaml: from the source checkout, else from the installed wheel."""
+    checkout = Path(mirage_pipeline.__file__).resolve().parent.parent / name
+    if checkout.is_file():
+        return checkout
+    packaged = resources.files("mirage_pipeline") / "instance" / name
+    if packaged.is_file():
+        return Path(str(packaged))
+    raise StackError(f"cannot find {name} next to mirage_pipeline nor in mirage_pipeline/instance")
+
+
+def ensure_api_key(settings: Settings) -> str:
+    """MIRAGE_API_KEY if set, else the key in $MIRAGE_HOME/api-key (created once, mode 0600)."""
+    if settings.api_keys:
+        return ",".join(settings.api_keys)
+    path = settings.api_key_file
+    with contextlib.suppress(FileNotFoundError):
+        key = path.read_text(encoding="utf-8").strip()
+        if key:
+            path.chmod(0o600)
+            return key
+    key = secrets.token_urlsafe(32)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as out:
+        out.write(key + "\n")
+    path.chmod(0o600)
+    return key
+
+
+def child_environment(
+    settings: Settings, *, database_url: str, dagster_database_url: str, api_key: str
+) -> dict[str, str]:
+    """The environment every child gets: where everything is, so they all agree."""
+    dagster_home = settings.dagster_home
+    return {
+        **os.environ,
+        "MIRAGE_HOME": str(settings.home),
+        "MIRAGE_DOCUMENTS_DIR": str(settings.documents_dir),
+        "MIRAGE_DATABASE_URL": database_url,
+        "MIRAGE_DAGSTER_DATABASE_URL": dagster_database_url,
+        "MIRAGE_EMBEDDER": settings.embedder,
+        "MIRAGE_API_KEY": api_key,
+        "MIRAGE_API_PORT": str(settings.api_port),
+        "MIRAGE_DAGSTER_PORT": str(settings.dagster_port),
+        "MIRAGE_MAX_CONCURRENT_RUNS": str(settings.max_concurrent_runs),
+        "MIRAGE_DAGSTER_STORAGE_DIR": str(dagster_home / "storage"),
+        "MIRAGE_DAGSTER_COMPUTE_LOGS_DIR": str(dagster_home / "logs"),
+        "DAGSTER_HOME": str(dagster_home),
+        "PYTHONUNBUFFERED": "1",
+    }
+
+
+def console_script(name: str) -> str:
+    beside = Path(sys.executable).parent / name
+    if beside.is_file():
+        return str(beside)
+    found = shutil.which(name)
+    if not found:
+        raise StackError(f"cannot find the `{name}` command (is miRAGe installed completely?)")
+    return found
+
+
+def log_tail(path: Path, lines: int = 30) -> str:
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return "(no log)"
+    return "\n".join(text.splitlines()[-lines:]) or "(empty log)"
+
+
+def start_child(name: str, argv: list[str], env: dict[str, str], log_dir: Path) -> Child:
+    """Start `argv` in its own session (process group), output to `log_dir/<name>.log`."""
+    log = log_dir / f"{name}.log"
+    if log.exists():
+        log.replace(log_dir / f"{name}.log.1")
+    out: IO[bytes]
+    with log.open("wb") as out:
+        process = subprocess.Popen(
+            argv,
+            env=env,
+            cwd=env["MIRAGE_HOME"],
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    return Child(name, process, log)
+
+
+def check_children(children: list[Child]) -> None:
+    """Raise StackError, with the end of its log, if a child has exited."""
+    for child in children:
+        if (code := child.process.poll()) is not None:
+            tail = log_tail(child.log)
+            raise StackError(f"{child.name} exited (code {code}); end of {child.log}:\n{tail}")
+
+
+def _answers(url: str) -> bool:
+    try:
+        return httpx.get(url, timeout=2.0).status_code == 200
+    except httpx.HTTPError:
+        return False
+
+
+def wait_until_ready(
+    children: list[Child], urls: dict[str, str], stop: threading.Event, timeout: float
+) -> None:
+    """Until every URL answers 200; a child exiting first is an error. Returns early on stop."""
+    deadline = time.monotonic() + timeout
+    pending = dict(urls)
+    while pending and not stop.is_set():
+        check_children(children)
+        pending = {name: url for name, url in pending.items() if not _answers(url)}
+        if pending and time.monotonic() > deadline:
+            names = ", ".join(pending)
+            raise StackError(f"{names} did not answer within {timeout:.0f} s (see its log)")
+        stop.wait(0.5)
+
+
+def _process_tree(pid: int) -> list[psutil.Process]:
+    try:
+        root = psutil.Process(pid)
+        return [root, *root.children(recursive=True)]
+    except psutil.Error:
+        return []
+
+
+def _signal_groups(groups: set[int], sig: signal.Signals) -> None:
+    for pgid in groups:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(pgid, sig)
+
+
+def stop_children(children: list[Child], timeout: float = STOP_TIMEOUT) -> None:
+    """SIGTERM each child's process tree (whole groups), then SIGKILL what is left."""
+    procs = [p for c in children for p in _process_tree(c.process.pid)]
+    groups = {c.process.pid for c in children}  # each child leads its own session
+    for proc in procs:
+        with contextlib.suppress(psutil.Error, ProcessLookupError):
+            groups.add(os.getpgid(proc.pid))  # a grandchild may have called setsid
+    groups.discard(os.getpgrp())
+    _signal_groups(groups, signal.SIGTERM)
+    deadline = time.monotonic() + timeout
+    for child in children:
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            child.process.wait(max(0.0, deadline - time.monotonic()))
+    _, alive = psutil.wait_procs(procs, timeout=max(0.0, deadline - time.monotonic()))
+    _signal_groups(groups, signal.SIGKILL)
+    for proc in alive:
+        with contextlib.suppress(psutil.Error):
+            proc.kill()
+    psutil.wait_procs(alive, timeout=5)
+    for child in children:
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            child.process.wait(5)
+
+
+@contextlib.contextmanager
+def stop_signals() -> Iterator[threading.Event]:
+    """An event set by Ctrl-C, SIGTERM or SIGHUP (the previous handlers come back afterwards)."""
+    stop = threading.Event()
+    previous = {sig: signal.signal(sig, lambda *_: stop.set()) for sig in _STOP_SIGNALS}
+    try:
+        yield stop
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+@contextlib.contextmanager
+def home_lock(settings: Settings) -> Iterator[None]:
+    """One `mirage up` per MIRAGE_HOME: a second one would share, and then stop, its PostgreSQL."""
+    with (settings.home / "up.lock").open("w") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise StackError(f"`mirage up` is already running for {settings.home}") from None
+        yield
+
+
+def _prepare_index(settings: Settings, database_url: str) -> None:
+    from mirage_pipeline.embedders import create_embedder
+    from mirage_pipeline.store import prepare_database
+
+    try:
+        embedder = create_embedder(settings.embedder, ollama_host=settings.ollama_host)
+        prepare_database(database_url, embedder.name, embedder.dimension)
+    except Exception as exc:
+        reason = (str(exc) or type(exc).__name__).strip().splitlines()[0]
+        raise StackError(f"cannot prepare the index for {settings.embedder}: {reason}") from exc
+
+
+def _local_host(host: str) -> str:
+    return "127.0.0.1" if host in ("", "0.0.0.0", "::") else host
+
+
+def _dagster_database(database_url: str) -> str:
+    """MIRAGE_DAGSTER_DATABASE_URL as given, else the `dagster` database of the same server."""
+    given = os.environ.get("MIRAGE_DAGSTER_DATABASE_URL")
+    if given:
+        return given
+    from mirage_pipeline.embedded_postgres import DAGSTER_DATABASE, ensure_database, with_database
+
+    try:
+        ensure_database(database_url, DAGSTER_DATABASE)
+    except Exception as exc:
+        raise StackError(f"cannot create the {DAGSTER_DATABASE!r} database: {exc}") from exc
+    return with_database(database_url, DAGSTER_DATABASE, driver="psycopg2")
+
+
+def _commands(settings: Settings) -> dict[str, list[str]]:
+    workspace = str(instance_file("workspace.yaml"))
+    webserver = console_script("dagster-webserver")
+    port = str(settings.dagster_port)
+    return {
+        "dagster-webserver": [webserver, "-h", "127.0.0.1", "-p", port, "-w", workspace],
+        "dagster-daemon": [console_script("dagster-daemon"), "run", "-w", workspace],
+        "query-service": [sys.executable, "-m", "mirage_query", "serve"],
+    }
+
+
+def _make_folders(settings: Settings) -> None:
+    dagster = settings.dagster_home
+    for folder in (settings.documents_dir, dagster / "storage", dagster / "logs"):
+        folder.mkdir(parents=True, exist_ok=True)
+    (settings.home / "logs").mkdir(exist_ok=True)
+
+
+class Stack:
+    """One run of the local stack; `run()` returns the exit code."""
+
+    def __init__(self, settings: Settings, echo: Echo, on_ready: Callable[[Stack], None]) -> None:
+        self.settings = settings
+        self.echo = echo
+        self.on_ready = on_ready
+        self.dagster_url = f"http://127.0.0.1:{settings.dagster_port}"
+        self.api_url = f"http://{_local_host(settings.api_host)}:{settings.api_port}"
+        self.log_dir = settings.home / "logs"
+        self.children: list[Child] = []
+        self.postgres: EmbeddedPostgres | None = None
+
+    def run(self) -> int:
+        try:
+            _make_folders(self.settings)
+            with stop_signals() as stop, home_lock(self.settings):
+                try:
+                    self._run(stop)
+                except StackError as exc:
+                    self.echo(f"mirage up: {exc}", err=True)  # before the stopping messages
+                    return 1
+                finally:
+                    self._shut_down()
+        except StackError as exc:  # the lock: nothing was started
+            self.echo(f"mirage up: {exc}", err=True)
+            return 1
+        return 0
+
+    def _run(self, stop: threading.Event) -> None:
+        s = self.settings
+        api_key = ensure_api_key(s)
+        database_url = s.database_url or self._start_postgres()
+        dagster_url = _dagster_database(database_url)
+        self.echo(f"preparing the index ({s.embedder})")
+        _prepare_index(s, database_url)
+        shutil.copyfile(instance_file("dagster.yaml"), s.dagster_home / "dagster.yaml")
+        env = child_environment(
+            s, database_url=database_url, dagster_database_url=dagster_url, api_key=api_key
+        )
+        commands = _commands(s)
+        if stop.is_set():
+            return
+        self.echo(f"starting {', '.join(commands)} (logs in {self.log_dir})")
+        for name, argv in commands.items():
+            self.children.append(start_child(name, argv, env, self.log_dir))
+        ready = {
+            "query-service": f"{self.api_url}/health",
+            "dagster-webserver": f"{self.dagster_url}/server_info",
+        }
+        wait_until_ready(self.children, ready, stop, READY_TIMEOUT)
+        if not stop.is_set():
+            self.on_ready(self)
+        while not stop.wait(1.0):
+            check_children(self.children)
+
+    def _start_postgres(self) -> str:
+        from mirage_pipeline.embedded_postgres import start_embedded_postgres
+
+        self.echo(f"starting PostgreSQL ({self.settings.pgdata_dir})")
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # platformdirs: XDG_RUNTIME_DIR unset
+                self.postgres = start_embedded_postgres(self.settings.pgdata_dir)
+        except Exception as exc:
+            raise StackError(f"cannot start the embedded PostgreSQL: {exc}") from exc
+        return self.postgres.url
+
+    def _shut_down(self) -> None:
+        if self.children:
+            self.echo("stopping " + ", ".join(c.name for c in self.children))
+            stop_children(self.children)
+        if self.postgres is not None:
+            self.echo("stopping PostgreSQL")
+            self.postgres.stop()

@@ -1,0 +1,53 @@
+"""Shared fixtures: one embedded PostgreSQL per test session, a fresh database per test."""
+
+from __future__ import annotations
+
+import itertools
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import psycopg
+import pytest
+
+from mirage_pipeline.embedded_postgres import EmbeddedPostgres, ensure_database, with_database
+
+CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+_counter = itertools.count()
+
+
+@pytest.fixture(scope="session")
+def postgres(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EmbeddedPostgres]:
+    from mirage_pipeline.embedded_postgres import start_embedded_postgres
+
+    server = start_embedded_postgres(tmp_path_factory.mktemp("pg") / "pgdata")
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def database_url(postgres: EmbeddedPostgres) -> str:
+    """A new, empty database on the session's server (no state leaks between tests)."""
+    name = f"t{os.getpid()}_{next(_counter)}"
+    ensure_database(postgres.url, name)
+    return with_database(postgres.url, name)
+
+
+@pytest.fixture
+def db(database_url: str) -> Iterator[psycopg.Connection]:
+    with psycopg.connect(database_url, autocommit=True) as conn:
+        yield conn
+
+
+@pytest.fixture(scope="session")
+def local_embedder():
+    from mirage_pipeline.embedders import create_embedder
+
+    return create_embedder("local:multilingual-e5-small")
+
+
+@pytest.fixture
+def corpus() -> Path:
+    if not CORPUS.is_dir():
+        pytest.skip("../shared/corpus is absent")
+    return CORPUS

@@ -1,0 +1,56 @@
+"""The repository's dagster.yaml gives a working instance on PostgreSQL (psycopg2 URL)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import dagster as dg
+import pytest
+
+from mirage_pipeline.defs.assets import document_assets
+from mirage_pipeline.defs.resources import MirageResource
+from mirage_pipeline.embedded_postgres import ensure_database, with_database
+
+pytestmark = pytest.mark.integration
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_dagster_yaml_runs_on_postgres(postgres, database_url, tmp_path, monkeypatch):
+    dagster_db = database_url.rsplit("/", 1)[1].split("?")[0] + "_dagster"
+    ensure_database(postgres.url, dagster_db)
+    home = tmp_path / "dagster"
+    home.mkdir()
+    shutil.copy(REPO / "dagster.yaml", home / "dagster.yaml")
+    monkeypatch.setenv(
+        "MIRAGE_DAGSTER_DATABASE_URL", with_database(postgres.url, dagster_db, driver="psycopg2")
+    )
+    monkeypatch.setenv("MIRAGE_MAX_CONCURRENT_RUNS", "2")
+    monkeypatch.setenv("MIRAGE_DAGSTER_STORAGE_DIR", str(home / "storage"))
+    monkeypatch.setenv("MIRAGE_DAGSTER_COMPUTE_LOGS_DIR", str(home / "logs"))
+
+    docs = tmp_path / "documents" / "demo"
+    docs.mkdir(parents=True)
+    (docs / "a.md").write_text("# A\n\n## One\n\nThe first section of A.\n", encoding="utf-8")
+
+    with dg.DagsterInstance.from_config(str(home)) as instance:
+        assert type(instance.run_storage).__name__ == "PostgresRunStorage"
+        assert type(instance.run_coordinator).__name__ == "QueuedRunCoordinator"
+        instance.add_dynamic_partitions("documents", ["demo/a.md"])
+        result = dg.materialize(
+            document_assets,
+            partition_key="demo/a.md",
+            instance=instance,
+            resources={
+                "mirage": MirageResource(
+                    documents_dir=str(tmp_path / "documents"), database_url=database_url
+                )
+            },
+        )
+        assert result.success
+        # the run and its events were written to (and read back from) PostgreSQL
+        records = instance.get_run_records()
+        assert [r.dagster_run.run_id for r in records] == [result.run_id]
+        event = instance.get_latest_materialization_event(dg.AssetKey("chunk_index"))
+        assert event is not None
+        assert event.asset_materialization.metadata["chunks"].value == 1
