@@ -64,7 +64,7 @@ async def search(project: str, data: SearchRequest, request: Request) -> list[Se
         if project_id is None:
             raise NotFoundException(detail=f"project {project!r} not found")
         return await search_vector(
-            conn, project_id, vector, limit=data.limit, threshold=data.threshold
+            conn, state.index, project_id, vector, limit=data.limit, threshold=data.threshold
         )
 
 
@@ -97,6 +97,7 @@ def create_app(settings: Settings, *, embedder: Embedder | None = None) -> Lites
         await pool.open(wait=True, timeout=30)
         app.state.pool = pool
         app.state.embedder = embedder
+        app.state.index = index
         try:
             yield
         finally:

@@ -211,6 +211,7 @@ def chunk_index(
         with mirage.connection() as conn:
             written = replace_chunks(
                 conn,
+                index=index,
                 document_id=raw_file.document_id,
                 project_id=raw_file.project_id,
                 chunks=document_chunks,
@@ -223,6 +224,7 @@ def chunk_index(
             "document_id": str(raw_file.document_id),
             "model": index.model,
             "dimension": index.dimension,
+            "index_id": index.id,
             "seconds": round(time.perf_counter() - started, 3),
         }
     )

@@ -78,6 +78,11 @@ class OllamaEmbedder:
                     f"Ollama at {self.host} has no model {self.model!r}: "
                     f"run `ollama pull {self.model}` there"
                 ) from exc
+            if exc.status_code in (429, 500, 502, 503, 504):  # busy or restarting: retry later
+                raise EmbedderUnavailable(
+                    f"Ollama at OLLAMA_HOST={self.host} is not answering ({exc.status_code}: "
+                    f"{exc.error})"
+                ) from exc
             raise EmbedderError(f"Ollama at {self.host} refused to embed: {exc.error}") from exc
         vectors = np.asarray(response.embeddings, dtype=np.float32)
         if vectors.ndim != 2 or vectors.shape[0] != len(texts):

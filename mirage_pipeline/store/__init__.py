@@ -1,4 +1,4 @@
-"""The index in PostgreSQL: schema migrations, the embedding-model binding, document writes."""
+"""The index in PostgreSQL: schema migrations, one embedding index per model, document writes."""
 
 from mirage_pipeline.store.schema import (
     EmbeddingIndex,
@@ -6,6 +6,7 @@ from mirage_pipeline.store.schema import (
     apply_migrations,
     bind_embedding_index,
     prepare_database,
+    read_embedding_indexes,
 )
 
 __all__ = [
@@ -14,4 +15,5 @@ __all__ = [
     "apply_migrations",
     "bind_embedding_index",
     "prepare_database",
+    "read_embedding_indexes",
 ]

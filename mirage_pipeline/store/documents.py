@@ -12,6 +12,7 @@ from pgvector.psycopg import register_vector
 from psycopg.types.json import Jsonb
 
 from mirage_pipeline.chunking import Chunk
+from mirage_pipeline.store.schema import EmbeddingIndex
 
 
 def connect(url: str) -> psycopg.Connection:
@@ -76,27 +77,39 @@ def mark_document_error(
 def replace_chunks(
     conn: psycopg.Connection,
     *,
+    index: EmbeddingIndex,
     document_id: uuid.UUID,
     project_id: uuid.UUID,
     chunks: Sequence[Chunk],
     embeddings: np.ndarray,
     metadata: dict[str, Any],
 ) -> int:
-    """Swap the document's chunks for new ones and mark it `ready`, in one transaction."""
+    """Swap the document's chunks in `index` for new ones and mark it `ready`, in one transaction.
+
+    A search sees either all of the old chunks or all of the new ones, never a mix.
+    """
     if len(chunks) != len(embeddings):
         raise ValueError(f"{len(chunks)} chunks but {len(embeddings)} embeddings")
+    if len(embeddings) and np.shape(embeddings)[1] != index.dimension:
+        raise ValueError(
+            f"{np.shape(embeddings)[1]}-d embeddings for the {index.dimension}-d index of "
+            f"{index.model}"
+        )
     with conn.transaction():
-        conn.execute("DELETE FROM chunks WHERE document_id = %s", (document_id,))
+        conn.execute(
+            "DELETE FROM chunks WHERE document_id = %s AND index_id = %s", (document_id, index.id)
+        )
         with conn.cursor().copy(
-            "COPY chunks (document_id, project_id, position, content, structure, metadata,"
-            " content_hash, lang, embedding) FROM STDIN WITH (FORMAT BINARY)"
+            "COPY chunks (index_id, document_id, project_id, position, content, structure,"
+            " metadata, content_hash, lang, embedding) FROM STDIN WITH (FORMAT BINARY)"
         ) as copy:
             copy.set_types(
-                ["uuid", "uuid", "int4", "text", "jsonb", "jsonb", "text", "text", "vector"]
+                ["int2", "uuid", "uuid", "int4", "text", "jsonb", "jsonb", "text", "text", "vector"]
             )
             for chunk, vector in zip(chunks, embeddings, strict=True):
                 copy.write_row(
                     (
+                        index.id,
                         document_id,
                         project_id,
                         chunk.position,

@@ -1,4 +1,4 @@
-"""Versioned, idempotent migrations and the binding of the index to one embedding model."""
+"""Versioned, idempotent migrations, and one embedding index per embedding model."""
 
 from __future__ import annotations
 
@@ -18,13 +18,24 @@ _MIGRATION_FILE = re.compile(r"^(\d{4})_(\w+)\.sql$")
 
 
 class IndexModelMismatch(RuntimeError):
-    """The index holds vectors of another model than the configured embedder."""
+    """The embedder reports another dimension than its model's index was built with."""
 
 
 @dataclass(frozen=True)
 class EmbeddingIndex:
+    """One model's index: its chunks carry `id` in `chunks.index_id`."""
+
+    id: int
     model: str
     dimension: int
+
+    @property
+    def hnsw_name(self) -> str:
+        return f"chunks_embedding_{self.id}_hnsw"
+
+    def vector_type(self) -> sql.Composable:
+        """`vector(<dimension>)`, the cast the partial HNSW index is built on."""
+        return sql.SQL("vector({})").format(sql.Literal(self.dimension))
 
 
 def _migrations() -> list[tuple[int, str, str]]:
@@ -59,41 +70,49 @@ def apply_migrations(conn: psycopg.Connection) -> list[int]:
     return applied_now
 
 
-def read_embedding_index(conn: psycopg.Connection) -> EmbeddingIndex | None:
-    row = conn.execute("SELECT model, dimension FROM embedding_index").fetchone()
-    return EmbeddingIndex(row[0], row[1]) if row else None
+def read_embedding_indexes(conn: psycopg.Connection) -> list[EmbeddingIndex]:
+    rows = conn.execute("SELECT id, model, dimension FROM embedding_indexes ORDER BY id")
+    return [EmbeddingIndex(*row) for row in rows.fetchall()]
 
 
 def bind_embedding_index(conn: psycopg.Connection, model: str, dimension: int) -> EmbeddingIndex:
-    """Give `chunks` an embedding column of `dimension` for `model`, or check it already has one.
+    """The index of `model`, created (with its partial HNSW index) on first use.
 
-    The first embedder to start fixes the index; another model later is refused rather than
-    mixing vectors of two models in one column.
+    Another model gets another index beside the existing ones; a model whose dimension changed
+    under the same name is refused, since its old vectors could not be compared with new ones.
     """
     with conn.transaction():
         conn.execute("SELECT pg_advisory_xact_lock(%s)", (_MIGRATION_LOCK,))
-        current = read_embedding_index(conn)
-        if current is None:
+        row = conn.execute(
+            "SELECT id, model, dimension FROM embedding_indexes WHERE model = %s", (model,)
+        ).fetchone()
+        if row is None:
+            row = conn.execute(
+                "INSERT INTO embedding_indexes (model, dimension) VALUES (%s, %s)"
+                " RETURNING id, model, dimension",
+                (model, dimension),
+            ).fetchone()
+            index = EmbeddingIndex(*row)
+            log.info("new embedding index %d for %s (%d-d)", index.id, model, dimension)
             conn.execute(
-                sql.SQL("ALTER TABLE chunks ADD COLUMN embedding vector({}) NOT NULL").format(
-                    sql.Literal(dimension)
+                sql.SQL(
+                    "CREATE INDEX {name} ON chunks USING hnsw"
+                    " ((embedding::{type}) vector_cosine_ops) WHERE index_id = {id}"
+                ).format(
+                    name=sql.Identifier(index.hnsw_name),
+                    type=index.vector_type(),
+                    id=sql.Literal(index.id),
                 )
             )
-            conn.execute(
-                "CREATE INDEX chunks_embedding_hnsw ON chunks "
-                "USING hnsw (embedding vector_cosine_ops)"
-            )
-            conn.execute(
-                "INSERT INTO embedding_index (model, dimension) VALUES (%s, %s)", (model, dimension)
-            )
-            return EmbeddingIndex(model, dimension)
-    if current != EmbeddingIndex(model, dimension):
+            return index
+    index = EmbeddingIndex(*row)
+    if index.dimension != dimension:
         raise IndexModelMismatch(
-            f"the index holds {current.dimension}-d vectors of {current.model}, but "
-            f"MIRAGE_EMBEDDER is {model} ({dimension}-d); set MIRAGE_EMBEDDER back to "
-            f"{current.model} or use a fresh database"
+            f"MIRAGE_EMBEDDER {model} now gives {dimension}-d vectors, but its index holds "
+            f"{index.dimension}-d ones; was the model replaced under the same name? "
+            "Use another model name or a fresh database"
         )
-    return current
+    return index
 
 
 def prepare_database(url: str, model: str, dimension: int) -> EmbeddingIndex:

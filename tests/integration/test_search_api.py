@@ -32,12 +32,14 @@ def index_markdown(url: str, embedder, project: str, path: str, data: bytes) -> 
     doc = parse_document(data, path)
     chunks = chunk_document(doc, embedder.count_tokens, ChunkingPolicy.for_window(512))
     vectors = embedder.embed_passages([c.embed_text for c in chunks])
+    index = prepare_database(url, embedder.name, embedder.dimension)
     with connect(url) as conn:
         project_id, document_id = start_document(
             conn, project=project, path=path, file_type="markdown", content_hash="h", size_bytes=1
         )
         replace_chunks(
             conn,
+            index=index,
             document_id=document_id,
             project_id=project_id,
             chunks=chunks,

@@ -1,6 +1,17 @@
--- Projects, documents and chunks. The embedding column is added by bind_embedding_index(),
--- once the configured embedder's dimension is known (see schema.py).
+-- Projects, documents, chunks and the embedding indexes.
+--
+-- Each embedding model gets its own index: a row in embedding_indexes, its chunks tagged with
+-- its index_id, and a partial HNSW index over `embedding::vector(<dimension>)` for that id
+-- (created by schema.bind_embedding_index once the embedder's dimension is known). Switching
+-- MIRAGE_EMBEDDER builds a second index beside the first; vectors of two models never meet.
 CREATE EXTENSION IF NOT EXISTS vector;
+
+CREATE TABLE embedding_indexes (
+    id          smallint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    model       text NOT NULL UNIQUE,
+    dimension   integer NOT NULL CHECK (dimension > 0),
+    created_at  timestamptz NOT NULL DEFAULT now()
+);
 
 CREATE TABLE projects (
     id          uuid PRIMARY KEY DEFAULT gen_random_uuid(),
@@ -28,6 +39,7 @@ CREATE TABLE documents (
 
 CREATE TABLE chunks (
     id            bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    index_id      smallint NOT NULL REFERENCES embedding_indexes (id) ON DELETE CASCADE,
     document_id   uuid NOT NULL REFERENCES documents (id) ON DELETE CASCADE,
     project_id    uuid NOT NULL REFERENCES projects (id) ON DELETE CASCADE,
     position      integer NOT NULL,
@@ -45,17 +57,10 @@ CREATE TABLE chunks (
                           END,
                           content)
                   ) STORED,
-    UNIQUE (document_id, position)
+    embedding     vector NOT NULL,          -- of embedding_indexes(index_id).dimension
+    UNIQUE (document_id, index_id, position)
 );
 
-CREATE INDEX chunks_project_idx ON chunks (project_id);
+CREATE INDEX chunks_project_idx ON chunks (project_id, index_id);
 CREATE INDEX chunks_tsv_idx ON chunks USING gin (tsv);
 CREATE INDEX documents_project_idx ON documents (project_id, status);
-
--- Which embedding model filled the `embedding` column; one row, written once.
-CREATE TABLE embedding_index (
-    singleton   boolean PRIMARY KEY DEFAULT true CHECK (singleton),
-    model       text NOT NULL,
-    dimension   integer NOT NULL CHECK (dimension > 0),
-    created_at  timestamptz NOT NULL DEFAULT now()
-);

@@ -1,0 +1,171 @@
+"""The index in PostgreSQL: migrations, one embedding index per model, atomic chunk swaps."""
+
+from __future__ import annotations
+
+import numpy as np
+import psycopg
+import pytest
+
+from mirage_pipeline.chunking import Chunk
+from mirage_pipeline.store import (
+    IndexModelMismatch,
+    apply_migrations,
+    prepare_database,
+    read_embedding_indexes,
+)
+from mirage_pipeline.store.documents import connect, replace_chunks, start_document
+
+pytestmark = pytest.mark.integration
+
+
+def chunks(n: int, text: str = "chunk") -> list[Chunk]:
+    return [
+        Chunk(
+            position=i,
+            content=f"{text} {i}",
+            embed_text=f"{text} {i}",
+            structure={"heading_path": ["T"]},
+            tokens=3,
+            lang="en",
+            content_hash=f"{text}{i}",
+        )
+        for i in range(n)
+    ]
+
+
+def vectors(n: int, dim: int, seed: int = 0) -> np.ndarray:
+    v = np.random.default_rng(seed).standard_normal((n, dim)).astype(np.float32)
+    return v / np.linalg.norm(v, axis=1, keepdims=True)
+
+
+def new_document(conn: psycopg.Connection, path: str = "a.md"):
+    return start_document(
+        conn, project="p", path=path, file_type="markdown", content_hash="h", size_bytes=1
+    )
+
+
+def test_migrations_apply_once(database_url: str) -> None:
+    with psycopg.connect(database_url) as conn:
+        first = apply_migrations(conn)
+        again = apply_migrations(conn)
+        tables = {
+            r[0]
+            for r in conn.execute(
+                "SELECT tablename FROM pg_tables WHERE schemaname = 'public'"
+            ).fetchall()
+        }
+    assert first and first == sorted(first)
+    assert again == []
+    assert {"projects", "documents", "chunks", "embedding_indexes"} <= tables
+
+
+def test_each_model_gets_its_own_index(database_url: str) -> None:
+    small = prepare_database(database_url, "local:multilingual-e5-small", 384)
+    large = prepare_database(database_url, "ollama:mxbai-embed-large", 1024)
+    assert small.id != large.id
+    assert prepare_database(database_url, "local:multilingual-e5-small", 384) == small
+    with psycopg.connect(database_url) as conn:
+        assert read_embedding_indexes(conn) == [small, large]
+        names = {
+            r[0]
+            for r in conn.execute("SELECT indexname FROM pg_indexes WHERE tablename = 'chunks'")
+        }
+    assert {small.hnsw_name, large.hnsw_name} <= names
+
+
+def test_a_model_that_changed_dimension_is_refused(database_url: str) -> None:
+    prepare_database(database_url, "ollama:custom", 768)
+    with pytest.raises(IndexModelMismatch, match=r"768-d.*ollama:custom|ollama:custom.*768-d"):
+        prepare_database(database_url, "ollama:custom", 1024)
+
+
+def test_vectors_of_the_wrong_dimension_never_enter_an_index(database_url: str) -> None:
+    index = prepare_database(database_url, "local:multilingual-e5-small", 384)
+    with connect(database_url) as conn:
+        project_id, doc_id = new_document(conn)
+        replace_chunks(
+            conn,
+            index=index,
+            document_id=doc_id,
+            project_id=project_id,
+            chunks=chunks(3),
+            embeddings=vectors(3, 384),
+            metadata={},
+        )
+        with pytest.raises(ValueError, match="1024-d embeddings for the 384-d index"):
+            replace_chunks(
+                conn,
+                index=index,
+                document_id=doc_id,
+                project_id=project_id,
+                chunks=chunks(2, "new"),
+                embeddings=vectors(2, 1024),
+                metadata={},
+            )
+        # and the database refuses them even if the check above were bypassed
+        with pytest.raises(psycopg.errors.DataException), conn.transaction():
+            conn.execute(
+                "INSERT INTO chunks (index_id, document_id, project_id, position, content,"
+                " content_hash, embedding) VALUES (%s, %s, %s, 99, 'x', 'x', %s)",
+                (index.id, doc_id, project_id, vectors(1, 1024)[0]),
+            )
+        rows = conn.execute("SELECT content FROM chunks ORDER BY position").fetchall()
+    assert [r[0] for r in rows] == ["chunk 0", "chunk 1", "chunk 2"]  # the old ones survive
+
+
+def test_replacing_swaps_only_this_documents_chunks_in_this_index(database_url: str) -> None:
+    small = prepare_database(database_url, "local:multilingual-e5-small", 384)
+    large = prepare_database(database_url, "ollama:mxbai-embed-large", 1024)
+    with connect(database_url) as conn:
+        pid, a = new_document(conn, "a.md")
+        _, b = new_document(conn, "b.md")
+        for doc, index, n in ((a, small, 4), (b, small, 2), (a, large, 3)):
+            replace_chunks(
+                conn,
+                index=index,
+                document_id=doc,
+                project_id=pid,
+                chunks=chunks(n),
+                embeddings=vectors(n, index.dimension),
+                metadata={},
+            )
+        replace_chunks(
+            conn,
+            index=small,
+            document_id=a,
+            project_id=pid,
+            chunks=chunks(1, "edited"),
+            embeddings=vectors(1, 384),
+            metadata={"title": "A"},
+        )
+        counts = dict(
+            conn.execute(
+                "SELECT d.path || '@' || c.index_id, count(*) FROM chunks c"
+                " JOIN documents d ON d.id = c.document_id GROUP BY 1"
+            ).fetchall()
+        )
+        status = conn.execute(
+            "SELECT status, chunk_count, metadata->>'title' FROM documents WHERE id = %s", (a,)
+        ).fetchone()
+    assert counts == {f"a.md@{small.id}": 1, f"b.md@{small.id}": 2, f"a.md@{large.id}": 3}
+    assert status == ("ready", 1, "A")
+
+
+def test_vector_search_uses_the_models_partial_hnsw_index(database_url: str) -> None:
+    from psycopg import sql
+
+    from mirage_query.search import _VECTOR_SEARCH
+
+    index = prepare_database(database_url, "local:multilingual-e5-small", 384)
+    with connect(database_url) as conn:
+        conn.execute("SET enable_seqscan = off")
+        query = _VECTOR_SEARCH.format(vtype=index.vector_type(), index_id=sql.Literal(index.id))
+        plan = conn.execute(
+            sql.SQL("EXPLAIN ") + query,
+            {
+                "q": vectors(1, 384)[0],
+                "project_id": "00000000-0000-0000-0000-000000000000",
+                "limit": 5,
+            },
+        ).fetchall()
+    assert index.hnsw_name in "\n".join(r[0] for r in plan)
