@@ -229,6 +229,7 @@ def test_mirage_up_indexes_dropped_files_and_stops_cleanly(up: Running, tmp_path
         (sources / "baikal.md").write_text(BAIKAL, encoding="utf-8")
         demo = up.home / "documents" / "demo"
         demo.mkdir(parents=True, exist_ok=True)
+        copied_at = time.monotonic()
         for source in sources.iterdir():
             shutil.copy(source, demo / source.name)
 
@@ -242,6 +243,7 @@ def test_mirage_up_indexes_dropped_files_and_stops_cleanly(up: Running, tmp_path
             return hits if files == {"bees.md", "baikal.md"} else None
 
         wait_for("waiting for both files in the index", both_files_indexed, 150, up.process)
+        print(f"searchable {time.monotonic() - copied_at:.1f} s after the copy")
 
         top = search(up, "how much stored honey does a colony need before frost").json()[0]
         assert top["document"]["filename"] == "bees.md"
@@ -254,6 +256,14 @@ def test_mirage_up_indexes_dropped_files_and_stops_cleanly(up: Running, tmp_path
 
         assert search(up, "honey", key="wrong").status_code == 401
         assert httpx.get(f"{up.dagster}/server_info", timeout=10).status_code == 200
+        graph = httpx.post(
+            f"{up.dagster}/graphql",
+            json={"query": "{ assetNodes { assetKey { path } partitionKeys } }"},
+            timeout=30,
+        ).json()["data"]["assetNodes"]
+        assert len(graph) >= 4  # the asset graph the UI draws
+        for node in graph:  # one partition per file, on every asset
+            assert set(node["partitionKeys"]) == {"demo/bees.md", "demo/baikal.md"}, node
 
         up.process.send_signal(signal.SIGTERM)
         assert up.process.wait(40) == 0
