@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from tests.helm.conftest import (
+    CHART,
     NAMESPACE,
     RELEASE,
     VALUES_FILES,
@@ -227,3 +228,10 @@ def test_only_the_query_service_and_dagster_reach_postgresql_and_ollama(render):
 def test_release_namespace_is_used(render):
     rb = find(render(), "RoleBinding", f"{RELEASE}-dagster")
     assert rb["subjects"][0]["namespace"] == NAMESPACE
+
+
+def test_helm_lint_strict_finds_no_warning_or_error(helm):
+    report = helm.lint(CHART, strict=True, namespace=NAMESPACE, kube_version="v1.31.0")
+    problems = [m for m in report["messages"] if m["severity"] >= 2]
+    assert report["total_charts_linted"] == 1
+    assert not problems and not report["errors"], problems or report["errors"]
