@@ -54,6 +54,17 @@ def health() -> Health:
     return Health(status="ok")
 
 
+@get("/ready", summary="The database answers (Kubernetes readiness)")
+async def ready(request: Request) -> Response[Health]:
+    try:
+        async with request.app.state.pool.connection(timeout=5) as conn:
+            await conn.execute("SELECT 1")
+    except Exception as exc:
+        log.warning("not ready: %s", exc)
+        return Response(Health(status="unavailable"), status_code=503)
+    return Response(Health(status="ok"))
+
+
 @post("/projects/{project:str}/search", status_code=200, summary="Search one project")
 async def search(project: str, data: SearchRequest, request: Request) -> list[SearchResult]:
     state = request.app.state
@@ -105,7 +116,7 @@ def create_app(settings: Settings, *, embedder: Embedder | None = None) -> Lites
 
     api = Router(path="/api/v1", route_handlers=[search], guards=[require_api_key])
     return Litestar(
-        route_handlers=[health, api],
+        route_handlers=[health, ready, api],
         lifespan=[lifespan],
         state=State({"api_keys": tuple(k.encode() for k in keys)}),
         exception_handlers={ValidationException: readable_validation_error},
