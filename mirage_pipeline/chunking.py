@@ -1,19 +1,69 @@
-"""Chunks from a document tree: one section's text at a time, sized in the embedder's tokens."""
+"""Chunks from a document tree, sized in the embedder's own tokens.
+
+Rules, in order of precedence:
+- a chunk never crosses a chapter (a level-1 section, or the document when it has none);
+- each block is counted once; a block over the target is split at lines, then sentences, then
+  between words — never inside a word;
+- consecutive sections of one chapter share a chunk only while the chunk is still smaller than
+  `min_tokens` (small sections merge with their neighbour), unless a policy keeps them apart;
+- inside one section, a chunk that follows another starts with the tail of the previous one
+  (`overlap_tokens`), so a sentence cut at a boundary is still found whole;
+- the embedder reads `heading path + content`, and that stays under `max_tokens`.
+"""
 
 from __future__ import annotations
 
 import hashlib
+import itertools
+import math
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from mirage_pipeline.parsing.model import Block, ParsedDocument
+from mirage_pipeline.parsing.model import Block, ParsedDocument, Section
 
 TokenCounter = Callable[[str], int]
 _SENTENCE_END = re.compile(r"(?<=[.!?…;:])\s+")
 _CYRILLIC = re.compile(r"[А-Яа-яЁё]")
 _LATIN = re.compile(r"[A-Za-z]")
+# Per-piece slack for the tokens a join adds (separators, merges across the boundary).
+_JOIN_SLACK = 1
+_UNITS = re.compile(r"\w+|([^\w\s])\1*")  # words; runs of one punctuation mark count once
+
+
+class TokenEstimator:
+    """A count proven close to the embedder's own, at a fraction of its cost.
+
+    Word-and-punctuation units, scaled by the ratio of exact to unit counts measured on this
+    document's own text: the first calls and every `sample_every`-th call are counted exactly
+    by the embedder's tokenizer. Counts exclude the model's special tokens (`overhead`), which
+    a chunk pays once. The chunker counts anything near the window exactly before using it;
+    tests/unit/test_chunking.py holds the estimate to within a few percent on real books.
+    """
+
+    def __init__(self, exact: TokenCounter, sample_every: int = 6, warmup: int = 32) -> None:
+        self.exact = exact
+        self.overhead = exact("")
+        self.sample_every = sample_every
+        self.warmup = warmup
+        self._exact = 0
+        self._units = 0
+        self._calls = 0
+
+    def __call__(self, text: str) -> int:
+        units = sum(1 for _ in _UNITS.finditer(text))
+        self._calls += 1
+        # Text unlike prose (dot leaders, numbers, code, URLs) tokenizes unlike prose: exact.
+        unusual = units > 0 and not 3.5 <= len(text) / units <= 9.0
+        if unusual or self._calls <= self.warmup or self._calls % self.sample_every == 0:
+            n = max(0, self.exact(text) - self.overhead)
+            if not unusual:
+                self._exact += n
+                self._units += units
+            return n
+        ratio = min(3.0, max(1.0, self._exact / self._units)) if self._units else 1.5
+        return math.ceil(units * ratio * 1.03)
 
 
 @dataclass(frozen=True)
@@ -22,12 +72,20 @@ class ChunkingPolicy:
 
     max_tokens: int
     target_tokens: int
+    overlap_tokens: int = 64
+    min_tokens: int = 120
 
     @classmethod
     def for_window(cls, window: int) -> ChunkingPolicy:
-        # Leave room for the heading-path prefix and the model's special tokens.
-        max_tokens = window - 12
-        return cls(max_tokens=max_tokens, target_tokens=min(400, max_tokens * 3 // 4))
+        """Derived from the embedder's window: room is left for special tokens."""
+        max_tokens = window - 16
+        target = min(400, max_tokens * 4 // 5)
+        return cls(
+            max_tokens=max_tokens,
+            target_tokens=target,
+            overlap_tokens=min(64, target // 6),
+            min_tokens=min(120, target // 3),
+        )
 
 
 @dataclass(frozen=True)
@@ -37,8 +95,18 @@ class Chunk:
     embed_text: str  # what the embedder reads: heading path + content
     structure: dict[str, Any]
     lang: str
-    tokens: int
+    tokens: int  # of embed_text (an upper bound: parts are counted one by one)
     content_hash: str = field(default="")
+    metadata: dict[str, Any] = field(default_factory=dict)  # tags, type: stored on the chunk
+
+
+@dataclass
+class _Piece:
+    text: str
+    tokens: int
+    section: Section
+    block: Block
+    overlap: bool = False
 
 
 def detect_language(text: str) -> str:
@@ -53,98 +121,238 @@ def detect_language(text: str) -> str:
 def chunk_document(
     doc: ParsedDocument, count_tokens: TokenCounter, policy: ChunkingPolicy
 ) -> list[Chunk]:
-    """Walk the tree; pack each section's blocks into chunks that never cross a section."""
-    chunks: list[Chunk] = []
-    per_chapter: dict[str, int] = {}
-    for path, section in doc.root.walk():
-        if not section.blocks:
-            continue
-        headings = [s.title for s in (*path, section) if s.level > 0 and s.title]
-        prefix = " › ".join([doc.title, *headings[1:]] if headings else [doc.title])
-        budget = policy.max_tokens - count_tokens(prefix)
-        chapter = headings[0] if headings else None
-        for pieces in _pack(section.blocks, count_tokens, budget, policy.target_tokens):
-            content = "\n\n".join(p.text for p in pieces)
-            embed_text = f"{prefix}\n\n{content}"
-            position_in_chapter = per_chapter.get(chapter or "", 0)
-            per_chapter[chapter or ""] = position_in_chapter + 1
-            structure: dict[str, Any] = {
-                "book": doc.title,
-                "chapter": chapter,
-                "section": headings[-1] if headings else None,
-                "heading_path": headings,
-                "position_in_chapter": position_in_chapter,
-            }
-            lines = [p.line_start for p in pieces if p.line_start] + [
-                p.line_end for p in pieces if p.line_end
-            ]
-            if lines:
-                structure["line_start"], structure["line_end"] = min(lines), max(lines)
-            chunks.append(
-                Chunk(
-                    position=len(chunks),
-                    content=content,
-                    embed_text=embed_text,
-                    structure=structure,
-                    lang=detect_language(content),
-                    tokens=count_tokens(embed_text),
-                    content_hash=hashlib.sha256(embed_text.encode()).hexdigest(),
+    """Walk the tree chapter by chapter and pack its sections' blocks into chunks."""
+    if doc.skipped:
+        return []
+    builder = _Builder(doc, count_tokens, policy)
+    for chapter, sections in _chapters(doc):
+        builder.chapter(chapter, sections)
+    return builder.chunks
+
+
+def _chapters(doc: ParsedDocument) -> list[tuple[Section | None, list[tuple[list[str], Section]]]]:
+    """(chapter, [(heading path, section)...]) in reading order; the root's own text first."""
+    found: list[tuple[Section | None, list[tuple[list[str], Section]]]] = []
+    if doc.root.blocks:
+        found.append((None, [([], doc.root)]))
+    for chapter in doc.root.children:
+        sections = [
+            ([s.title for s in (*path[1:], section) if s.title], section)
+            for path, section in chapter.walk((doc.root,))
+            if section.blocks
+        ]
+        if sections:
+            found.append((chapter, sections))
+    return found
+
+
+class _Builder:
+    def __init__(self, doc: ParsedDocument, count: TokenCounter, policy: ChunkingPolicy) -> None:
+        self.doc = doc
+        self.exact = count
+        self.count = TokenEstimator(count)
+        self.policy = policy
+        self.chunks: list[Chunk] = []
+        self.metadata = chunk_metadata(doc.metadata)
+
+    def chapter(self, chapter: Section | None, sections: list[tuple[list[str], Section]]) -> None:
+        groups: list[tuple[list[str], list[_Piece]]] = []
+        current: list[_Piece] = []
+        size = 0
+        path: list[str] = []
+        previous: Section | None = None
+        for headings, section in sections:
+            prefix_tokens = self.count(self._prefix(headings)) + 2
+            target = min(self.policy.target_tokens, self.policy.max_tokens - prefix_tokens)
+            if (
+                current
+                and (
+                    size >= self.policy.min_tokens
+                    or section.chunking == "apart"
+                    or (previous is not None and previous.chunking == "apart")
                 )
+                and not (previous is not None and previous.chunking == "with_next")
+            ):
+                groups.append((path, current))
+                current, size = [], 0
+            if not current:
+                path = headings
+            elif section.title:  # a small section joins the chunk: keep its heading as a line
+                title = _Piece(
+                    section.title,
+                    self.count(section.title) + _JOIN_SLACK,
+                    section,
+                    section.blocks[0],
+                )
+                current.append(title)
+                size += title.tokens
+            for piece in self._pieces(section, target):
+                if current and size + piece.tokens > target:
+                    groups.append((path, current))
+                    current = self._overlap(current, section)
+                    size = sum(p.tokens for p in current)
+                    path = headings
+                current.append(piece)
+                size += piece.tokens
+            previous = section
+        if current:
+            groups.append((path, current))
+        # A last small chunk joins the one before it when both fit together.
+        if len(groups) >= 2:
+            last_size = sum(p.tokens for p in groups[-1][1] if not p.overlap)
+            before = sum(p.tokens for p in groups[-2][1])
+            policy_says = groups[-1][1][0].section.chunking or groups[-2][1][-1].section.chunking
+            if (
+                not policy_says
+                and last_size < self.policy.min_tokens
+                and before + last_size <= self.policy.target_tokens
+            ):
+                tail = [p for p in groups.pop()[1] if not p.overlap]
+                if groups[-1][1][-1].section is not tail[0].section and tail[0].section.title:
+                    head = tail[0].section
+                    tail.insert(0, _Piece(head.title, 1, head, head.blocks[0]))
+                groups[-1][1].extend(tail)
+        n = 0
+        for headings, pieces in groups:
+            n += self._emit(chapter, headings, pieces, n)
+
+    def _prefix(self, headings: list[str]) -> str:
+        return " › ".join([self.doc.title, *headings]) if self.doc.title else " › ".join(headings)
+
+    def _pieces(self, section: Section, target: int) -> list[_Piece]:
+        pieces = []
+        for block in section.blocks:
+            n = self.count(block.text) + _JOIN_SLACK
+            if n <= target:
+                pieces.append(_Piece(block.text, n, section, block))
+                continue
+            for part in _split(block.text, self.count, target):
+                pieces.append(_Piece(part, self.count(part) + _JOIN_SLACK, section, block))
+        return pieces
+
+    def _overlap(self, emitted: list[_Piece], section: Section) -> list[_Piece]:
+        """The end of the previous chunk, when it is the same section, as the next one's start."""
+        last = emitted[-1]
+        if last.section is not section or last.block.kind in ("code", "table"):
+            return []
+        budget = self.policy.overlap_tokens
+        taken: list[str] = []
+        used = 0
+        for sentence in reversed(_SENTENCE_END.split(last.text)):
+            n = self.count(sentence) + _JOIN_SLACK
+            if used + n > budget:
+                break
+            taken.insert(0, sentence)
+            used += n
+        if not taken or len(taken) == len(_SENTENCE_END.split(last.text)):
+            return []  # nothing fits, or the whole piece would repeat
+        return [_Piece(" ".join(taken), used, section, last.block, overlap=True)]
+
+    def _emit(
+        self, chapter: Section | None, headings: list[str], pieces: list[_Piece], n: int
+    ) -> int:
+        """Append the chunk of `pieces` (split again if it is over the window); how many."""
+        content = _join(pieces)
+        prefix = self._prefix(headings)
+        embed_text = f"{prefix}\n\n{content}" if prefix else content
+        tokens = self.count(prefix) + 2 + sum(p.tokens for p in pieces) + self.count.overhead
+        if tokens > self.policy.max_tokens * 4 // 5:
+            tokens = self.exact(embed_text)
+            if tokens > self.policy.max_tokens:
+                if len(pieces) == 1:
+                    parts = _split(pieces[0].text, self.exact, self.policy.target_tokens // 2)
+                    pieces = [
+                        _Piece(t, self.exact(t), pieces[0].section, pieces[0].block) for t in parts
+                    ]
+                half = max(1, len(pieces) // 2)
+                first = self._emit(chapter, headings, pieces[:half], n)
+                return first + self._emit(chapter, headings, pieces[half:], n + first)
+        sections = list(dict.fromkeys(p.section.title for p in pieces if p.section.title))
+        structure: dict[str, Any] = {
+            "book": self.doc.title,
+            "chapter": chapter.title if chapter else None,
+            "section": headings[-1] if headings else None,
+            "heading_path": headings,
+            "position_in_chapter": n,
+        }
+        if len(sections) > 1:
+            structure["sections"] = sections
+        pages = [p for piece in pieces for p in (piece.block.page, piece.block.last_page) if p]
+        if pages:
+            first, last = min(pages), max(pages)
+            if first == last:
+                structure["page"] = first
+            else:
+                structure["page_start"], structure["page_end"] = first, last
+        lines = [x for piece in pieces for x in (piece.block.line_start, piece.block.line_end) if x]
+        if lines:
+            structure["line_start"], structure["line_end"] = min(lines), max(lines)
+        self.chunks.append(
+            Chunk(
+                position=len(self.chunks),
+                content=content,
+                embed_text=embed_text,
+                structure=structure,
+                lang=detect_language(content),
+                tokens=tokens,
+                content_hash=hashlib.sha256(embed_text.encode()).hexdigest(),
+                metadata=dict(self.metadata),
             )
-    return chunks
+        )
+        return 1
 
 
-def _pack(
-    blocks: list[Block], count: TokenCounter, budget: int, target: int
-) -> Iterator[list[Block]]:
-    """Group consecutive blocks up to `target` tokens; split any block over `budget`."""
-    group: list[Block] = []
-    size = 0
-    for block in blocks:
-        for piece in _fit(block, count, budget, target):
-            n = count(piece.text)
-            if group and size + n > target:
-                yield group
-                group, size = [], 0
-            group.append(piece)
-            size += n
-    if group:
-        yield group
+def _join(pieces: list[_Piece]) -> str:
+    """Parts of one block rejoin as they were split (space or line); blocks with a blank line."""
+    text = pieces[0].text
+    for before, piece in itertools.pairwise(pieces):
+        if piece.block is not before.block:
+            text += "\n\n"
+        elif piece.block.kind in ("code", "table", "list") or "\n" in piece.block.text:
+            text += "\n"
+        else:
+            text += " "
+        text += piece.text
+    return text
 
 
-def _fit(block: Block, count: TokenCounter, budget: int, target: int) -> list[Block]:
-    """The block itself, or consecutive parts of it (lines, then sentences, then words).
+def chunk_metadata(doc_metadata: dict[str, Any]) -> dict[str, Any]:
+    """What every chunk of a document carries for filtering: its tags and type."""
+    found: dict[str, Any] = {}
+    tags = doc_metadata.get("tags")
+    if isinstance(tags, str):
+        tags = [tags]
+    if isinstance(tags, list):
+        clean = [str(t).strip() for t in tags if str(t).strip()]
+        if clean:
+            found["tags"] = clean
+    if isinstance(doc_metadata.get("type"), str):
+        found["type"] = doc_metadata["type"]
+    return found
 
-    Parts are filled up to `target` by adding up the parts' own counts: each count includes
-    the model's special tokens, so the sum never undercounts the joined text.
-    """
-    if count(block.text) <= budget:
-        return [block]
+
+def _split(text: str, count: TokenCounter, target: int) -> list[str]:
+    """Consecutive parts of a long block, each within `target`: lines, sentences, then words."""
+    lines = [ln for ln in text.split("\n") if ln.strip()]
+    units = lines if len(lines) > 1 else [text]
     parts: list[str] = []
-    for unit in _split_units(block.text):
-        parts.extend(_fit_text(unit, count, budget, target))
+    for unit in units:
+        parts.extend(_split_sentences(unit, count, target))
     merged: list[str] = []
     size = 0
+    joiner = "\n" if len(lines) > 1 else " "
     for part in parts:
-        n = count(part)
+        n = count(part) + _JOIN_SLACK
         if merged and size + n <= target:
-            merged[-1] = merged[-1] + "\n" + part
+            merged[-1] = merged[-1] + joiner + part
             size += n
         else:
             merged.append(part)
             size = n
-    return [
-        Block(kind=block.kind, text=t, line_start=block.line_start, line_end=block.line_end)
-        for t in merged
-    ]
+    return merged
 
 
-def _split_units(text: str) -> list[str]:
-    lines = [ln for ln in text.split("\n") if ln.strip()]
-    return lines if len(lines) > 1 else [text]
-
-
-def _fit_text(text: str, count: TokenCounter, budget: int, target: int) -> list[str]:
+def _split_sentences(text: str, count: TokenCounter, target: int) -> list[str]:
     if count(text) <= target:
         return [text]
     sentences = [s for s in _SENTENCE_END.split(text) if s]
@@ -153,18 +361,28 @@ def _fit_text(text: str, count: TokenCounter, budget: int, target: int) -> list[
     out: list[str] = []
     current, size = "", 0
     for sentence in sentences:
-        n = count(sentence)
+        n = count(sentence) + _JOIN_SLACK
         if current and size + n <= target:
             current, size = f"{current} {sentence}", size + n
             continue
         if current:
             out.append(current)
-        if n <= budget:
+        if n <= target:
             current, size = sentence, n
-        else:  # a single word longer than the window: cut by characters, as a last resort
-            step = max(1, len(sentence) * budget // (n + 1))
+        elif " " in sentence.strip():
+            out.extend(_split_sentences_by_words(sentence, count, target))
+            current, size = "", 0
+        else:  # a single "word" longer than the window (a URL, base64): cut by characters
+            step = max(1, len(sentence) * target // (n + 1))
             out.extend(sentence[i : i + step] for i in range(0, len(sentence), step))
             current, size = "", 0
     if current:
         out.append(current)
     return out
+
+
+def _split_sentences_by_words(text: str, count: TokenCounter, target: int) -> list[str]:
+    words = text.split(" ")
+    return _split_sentences(" ".join(words[: len(words) // 2]), count, target) + _split_sentences(
+        " ".join(words[len(words) // 2 :]), count, target
+    )

@@ -16,7 +16,13 @@ from mirage_pipeline.chunking import Chunk, ChunkingPolicy, chunk_document
 from mirage_pipeline.defs.partitions import documents_partitions
 from mirage_pipeline.defs.resources import MirageResource
 from mirage_pipeline.documents_folder import split_document_key
-from mirage_pipeline.parsing import ParsedDocument, ParseError, file_type_of, parse_document
+from mirage_pipeline.parsing import (
+    ParsedDocument,
+    ParseError,
+    file_type_of,
+    load_policy,
+    parse_document,
+)
 from mirage_pipeline.store.documents import mark_document_error, replace_chunks, start_document
 
 
@@ -115,7 +121,8 @@ def parsed_document(
         data = _read(raw_file.location)
         if hashlib.sha256(data).hexdigest() != raw_file.sha256:
             raise RuntimeError("the file changed while it was being indexed; it will be re-read")
-        doc = parse_document(data, raw_file.path)
+        policy = load_policy(mirage.settings().documents_dir / raw_file.project)
+        doc = parse_document(data, raw_file.path, policy)
     toc = doc.toc()
     preview = "\n".join(f"{'  ' * (t['level'] - 1)}- {t['title']}" for t in toc[:60]) or "(none)"
     return dg.Output(
@@ -124,6 +131,9 @@ def parsed_document(
             "title": doc.title,
             "format": doc.format,
             "sections": len(toc),
+            "pages": doc.pages or 0,
+            "language": str(doc.metadata.get("language") or ""),
+            "skipped": doc.skipped or "",
             "warnings": dg.MetadataValue.json(doc.warnings),
             "table_of_contents": dg.MetadataValue.md(preview),
             "seconds": round(time.perf_counter() - started, 3),
@@ -146,9 +156,10 @@ def document_chunks(
         chunks = chunk_document(
             parsed_document, embedder.count_tokens, ChunkingPolicy.for_window(embedder.max_tokens)
         )
-        if not chunks:
+        if not chunks and not parsed_document.skipped:
             raise ParseError("no text to index: the document has no paragraphs")
-    tokens = [c.tokens for c in chunks]
+    tokens = [c.tokens for c in chunks] or [0]
+    languages = sorted({c.lang for c in chunks})
     return dg.Output(
         chunks,
         metadata={
@@ -157,6 +168,8 @@ def document_chunks(
             "tokens_median": statistics.median(tokens),
             "tokens_max": max(tokens),
             "window": embedder.max_tokens,
+            "languages": ", ".join(languages),
+            "skipped": parsed_document.skipped or "",
             "seconds": round(time.perf_counter() - started, 3),
         },
     )
@@ -208,6 +221,10 @@ def chunk_index(
             "format": parsed_document.format,
             **parsed_document.metadata,
         }
+        if parsed_document.pages:
+            metadata["pages"] = parsed_document.pages
+        if parsed_document.skipped:
+            metadata["skipped"] = parsed_document.skipped
         with mirage.connection() as conn:
             written = replace_chunks(
                 conn,

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from pathlib import PurePosixPath
 
 from mirage_pipeline.parsing.model import Block, ParsedDocument, ParseError, Section
+from mirage_pipeline.parsing.policy import MarkdownPolicy, apply_policy, load_policy
 
 Parser = Callable[[bytes, str], ParsedDocument]
 
@@ -16,10 +17,38 @@ def _markdown(data: bytes, name: str) -> ParsedDocument:
     return parse_markdown(data, name)
 
 
-# suffix → (file type, parser); the parsing issue adds pdf, epub, fb2 and txt here.
+def _pdf(data: bytes, name: str) -> ParsedDocument:
+    from mirage_pipeline.parsing.pdf import parse_pdf
+
+    return parse_pdf(data, name)
+
+
+def _epub(data: bytes, name: str) -> ParsedDocument:
+    from mirage_pipeline.parsing.epub import parse_epub
+
+    return parse_epub(data, name)
+
+
+def _fb2(data: bytes, name: str) -> ParsedDocument:
+    from mirage_pipeline.parsing.fb2 import parse_fb2
+
+    return parse_fb2(data, name)
+
+
+def _text(data: bytes, name: str) -> ParsedDocument:
+    from mirage_pipeline.parsing.text import parse_text
+
+    return parse_text(data, name)
+
+
+# suffix → (file type, parser)
 PARSERS: dict[str, tuple[str, Parser]] = {
     ".md": ("markdown", _markdown),
     ".markdown": ("markdown", _markdown),
+    ".pdf": ("pdf", _pdf),
+    ".epub": ("epub", _epub),
+    ".fb2": ("fb2", _fb2),
+    ".txt": ("text", _text),
 }
 
 
@@ -30,8 +59,11 @@ def file_type_of(path: str) -> str:
     return suffix.lstrip(".") or "unknown"
 
 
-def parse_document(data: bytes, path: str) -> ParsedDocument:
-    """Parse a file by its suffix; unsupported types and empty files raise `ParseError`."""
+def parse_document(data: bytes, path: str, policy: MarkdownPolicy | None = None) -> ParsedDocument:
+    """Parse a file by its suffix; unsupported types and empty files raise `ParseError`.
+
+    `policy` is the project's Markdown indexing policy (see `parsing.policy`), if it has one.
+    """
     suffix = PurePosixPath(path).suffix.lower()
     if suffix not in PARSERS:
         supported = ", ".join(sorted(PARSERS))
@@ -40,7 +72,18 @@ def parse_document(data: bytes, path: str) -> ParsedDocument:
         )
     if not data:
         raise ParseError("empty file")
-    return PARSERS[suffix][1](data, PurePosixPath(path).name)
+    doc = PARSERS[suffix][1](data, PurePosixPath(path).name)
+    return apply_policy(doc, policy)
 
 
-__all__ = ["PARSERS", "Block", "ParseError", "ParsedDocument", "Section", "parse_document"]
+__all__ = [
+    "PARSERS",
+    "Block",
+    "MarkdownPolicy",
+    "ParseError",
+    "ParsedDocument",
+    "Section",
+    "file_type_of",
+    "load_policy",
+    "parse_document",
+]

@@ -8,7 +8,8 @@ from typing import Any
 import yaml
 from markdown_it import MarkdownIt
 
-from mirage_pipeline.parsing.model import Block, ParsedDocument, ParseError, Section
+from mirage_pipeline.parsing.model import Block, ParsedDocument, Section
+from mirage_pipeline.parsing.text import decode_text
 
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n(.*?\r?\n)?(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.S)
 _BLOCK_KINDS = {
@@ -22,18 +23,6 @@ _BLOCK_KINDS = {
     "html_block": "html",
 }
 _md = MarkdownIt("commonmark").enable("table")
-
-
-def decode_text(data: bytes) -> str:
-    """UTF-8 (with or without BOM), else Windows-1251, the usual legacy Russian encoding."""
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        pass
-    try:
-        return data.decode("cp1251")
-    except UnicodeDecodeError:
-        raise ParseError("text is neither UTF-8 nor Windows-1251") from None
 
 
 def split_front_matter(text: str) -> tuple[dict[str, Any], str, int, list[str]]:

@@ -1,4 +1,9 @@
-"""The document model every parser produces and the chunker reads."""
+"""The document model every parser produces and the chunker reads.
+
+A document holds a tree of sections (level 0 is the document itself); a section's own text is
+a list of blocks (paragraph, list, code, table, quote) that remember where they came from:
+lines for text sources, pages for paginated ones.
+"""
 
 from __future__ import annotations
 
@@ -14,7 +19,12 @@ class Block:
     text: str
     line_start: int | None = None  # 1-based, inclusive (text sources)
     line_end: int | None = None
-    page: int | None = None  # 1-based physical page (paginated sources)
+    page: int | None = None  # 1-based physical page where the block starts (paginated sources)
+    page_end: int | None = None  # where it ends, when it runs over a page break
+
+    @property
+    def last_page(self) -> int | None:
+        return self.page_end or self.page
 
 
 @dataclass
@@ -27,6 +37,9 @@ class Section:
     children: list[Section] = field(default_factory=list)
     line_start: int | None = None
     page: int | None = None
+    # How the chunker treats it beside its neighbours: None (merge while small), "apart"
+    # (always its own chunks) or "with_next" (share a chunk with the next section).
+    chunking: str | None = None
 
     def walk(self, path: tuple[Section, ...] = ()) -> list[tuple[tuple[Section, ...], Section]]:
         """Every section under this one, depth first, with the sections above it."""
@@ -34,6 +47,16 @@ class Section:
         for child in self.children:
             found.extend(child.walk((*path, self)))
         return found
+
+    def page_range(self) -> tuple[int | None, int | None]:
+        """First and last page of this section and everything under it."""
+        pages = [p for _, s in self.walk() for b in s.blocks for p in (b.page, b.last_page) if p]
+        if self.page:
+            pages.append(self.page)
+        return (min(pages), max(pages)) if pages else (None, None)
+
+    def text_length(self) -> int:
+        return sum(len(b.text) for _, s in self.walk() for b in s.blocks)
 
 
 @dataclass
@@ -43,13 +66,23 @@ class ParsedDocument:
     root: Section
     metadata: dict[str, Any] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
+    pages: int | None = None  # physical pages of a paginated source
+    # Set when an indexing policy excludes the document: why, in words (nothing is chunked).
+    skipped: str | None = None
 
     def toc(self) -> list[dict[str, Any]]:
-        return [
-            {"level": s.level, "title": s.title, "line": s.line_start, "page": s.page}
-            for _, s in self.root.walk()
-            if s.level > 0
-        ]
+        """The section tree, flattened: level, title, and the page or line it starts at."""
+        entries = []
+        for _, s in self.root.walk():
+            if s.level == 0:
+                continue
+            entry: dict[str, Any] = {"level": s.level, "title": s.title}
+            if s.page is not None:
+                entry["page"] = s.page
+            if s.line_start is not None:
+                entry["line"] = s.line_start
+            entries.append(entry)
+        return entries
 
 
 class ParseError(ValueError):

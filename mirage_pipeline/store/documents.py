@@ -115,7 +115,7 @@ def replace_chunks(
                         chunk.position,
                         chunk.content,
                         Jsonb(chunk.structure),
-                        Jsonb({"tokens": chunk.tokens}),
+                        Jsonb({"tokens": chunk.tokens, **chunk.metadata}),
                         chunk.content_hash,
                         chunk.lang,
                         vector,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from mirage_query.cli.inspect import inspect
 from mirage_query.cli.search import search
 from mirage_query.cli.serve import serve
 from mirage_query.cli.up import up
@@ -18,6 +19,7 @@ def cli() -> None:
 cli.add_command(up)
 cli.add_command(serve)
 cli.add_command(search)
+cli.add_command(inspect)
 
 
 def main() -> None:

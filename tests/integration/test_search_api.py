@@ -30,7 +30,9 @@ Grind the beans just before brewing; water should be around ninety-three degrees
 
 def index_markdown(url: str, embedder, project: str, path: str, data: bytes) -> None:
     doc = parse_document(data, path)
-    chunks = chunk_document(doc, embedder.count_tokens, ChunkingPolicy.for_window(512))
+    # min_tokens=0: tiny test sections stay apart (the default merges small sections)
+    policy = ChunkingPolicy(max_tokens=496, target_tokens=400, min_tokens=0)
+    chunks = chunk_document(doc, embedder.count_tokens, policy)
     vectors = embedder.embed_passages([c.embed_text for c in chunks])
     index = prepare_database(url, embedder.name, embedder.dimension)
     with connect(url) as conn:

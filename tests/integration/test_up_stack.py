@@ -247,12 +247,17 @@ def test_mirage_up_indexes_dropped_files_and_stops_cleanly(up: Running, tmp_path
 
         top = search(up, "how much stored honey does a colony need before frost").json()[0]
         assert top["document"]["filename"] == "bees.md"
-        assert top["structure"]["heading_path"] == ["Beekeeping handbook", "Winter feeding"]
+        # small sections share a chunk: the citation lists every section it holds
+        assert top["structure"]["heading_path"][0] == "Beekeeping handbook"
+        assert "Winter feeding" in top["structure"].get(
+            "sections", top["structure"]["heading_path"]
+        )
         assert "twenty kilograms" in top["content"]
 
         top = search(up, "как дышит тюлень зимой подо льдом").json()[0]
         assert top["document"]["filename"] == "baikal.md"
-        assert top["structure"]["heading_path"] == ["Путеводитель по Байкалу", "Нерпа"]
+        assert top["structure"]["heading_path"][0] == "Путеводитель по Байкалу"
+        assert "Нерпа" in top["structure"].get("sections", top["structure"]["heading_path"])
 
         assert search(up, "honey", key="wrong").status_code == 401
         assert httpx.get(f"{up.dagster}/server_info", timeout=10).status_code == 200

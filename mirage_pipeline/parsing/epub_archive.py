@@ -1,0 +1,162 @@
+"""A lenient EPUB reader over the ZIP archive itself, for packages ebooklib refuses.
+
+It follows META-INF/container.xml to the package document, reads title/creator/language,
+the manifest and spine (skipping entries missing from the archive, dropping `#fragments` from
+manifest hrefs), and the table of contents from the EPUB 3 nav or the EPUB 2 NCX.
+"""
+
+from __future__ import annotations
+
+import io
+import posixpath
+import zipfile
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+from urllib.parse import unquote
+
+from lxml import etree
+
+from mirage_pipeline.parsing.model import ParseError
+
+if TYPE_CHECKING:
+    from mirage_pipeline.parsing.epub import EpubBook
+
+_PARSER = etree.XMLParser(recover=True, resolve_entities=False, no_network=True)
+_DOCUMENT_TYPES = {"application/xhtml+xml", "text/html", "application/x-dtbook+xml"}
+
+
+def _local(el: etree._Element) -> str:
+    return el.tag.rsplit("}", 1)[-1].lower() if isinstance(el.tag, str) else ""
+
+
+def _children(el: etree._Element, name: str) -> Iterator[etree._Element]:
+    return (c for c in el if _local(c) == name)
+
+
+def _text(el: etree._Element | None) -> str:
+    return " ".join("".join(el.itertext()).split()) if el is not None else ""
+
+
+def read_archive(data: bytes) -> EpubBook:
+    from mirage_pipeline.parsing.epub import EpubBook
+
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(data))
+    except zipfile.BadZipFile as exc:
+        raise ParseError(f"corrupt EPUB: {exc}") from None
+    names = set(archive.namelist())
+
+    def read(path: str) -> bytes | None:
+        path = unquote(path)
+        return archive.read(path) if path in names else None
+
+    container = read("META-INF/container.xml")
+    if container is None:
+        raise ParseError("corrupt EPUB: META-INF/container.xml is missing")
+    rootfile = next(
+        (
+            el.get("full-path")
+            for el in etree.fromstring(container, _PARSER).iter()
+            if _local(el) == "rootfile" and el.get("full-path")
+        ),
+        None,
+    )
+    opf_bytes = read(rootfile) if rootfile else None
+    if opf_bytes is None:
+        raise ParseError("corrupt EPUB: the package document named in container.xml is missing")
+    opf = etree.fromstring(opf_bytes, _PARSER)
+    base = posixpath.dirname(rootfile or "")
+
+    def resolve(href: str, relative_to: str = base) -> str:
+        return posixpath.normpath(posixpath.join(relative_to, href.split("#", 1)[0]))
+
+    book = EpubBook()
+    for el in opf.iter():
+        name = _local(el)
+        if name == "title" and not book.title:
+            book.title = _text(el)
+        elif name == "creator" and _text(el):
+            book.authors.append(_text(el))
+        elif name == "language" and not book.language:
+            book.language = _text(el)
+    manifest: dict[str, tuple[str, str, str]] = {}  # id → (path, media type, properties)
+    for el in opf.iter():
+        if _local(el) == "item" and el.get("id") and el.get("href"):
+            manifest[el.get("id")] = (
+                resolve(el.get("href")),
+                el.get("media-type", ""),
+                el.get("properties", ""),
+            )
+    spine = next((el for el in opf.iter() if _local(el) == "spine"), None)
+    seen: set[str] = set()
+    for ref in _children(spine, "itemref") if spine is not None else ():
+        path, media, _ = manifest.get(ref.get("idref", ""), ("", "", ""))
+        if not path or path in seen:
+            continue  # several manifest entries for one file (hrefs with #fragments)
+        seen.add(path)
+        content = read(path)
+        if content is not None and (
+            media in _DOCUMENT_TYPES or path.endswith((".html", ".xhtml", ".htm"))
+        ):
+            book.spine.append((_relative(path, base), content))
+    nav = next((p for p, _, props in manifest.values() if "nav" in props.split()), None)
+    ncx_id = spine.get("toc") if spine is not None else None
+    ncx = manifest.get(ncx_id or "", (None,))[0] or next(
+        (p for p, media, _ in manifest.values() if media == "application/x-dtbncx+xml"), None
+    )
+    if nav and read(nav):
+        book.toc = _nav_toc(etree.fromstring(read(nav), _PARSER), posixpath.dirname(nav), base)
+    if not book.toc and ncx and read(ncx):
+        book.toc = _ncx_toc(etree.fromstring(read(ncx), _PARSER), posixpath.dirname(ncx), base)
+    return book
+
+
+def _relative(path: str, base: str) -> str:
+    return posixpath.relpath(path, base) if base else path
+
+
+def _href(href: str, doc_dir: str, base: str) -> str:
+    if not href:
+        return ""
+    target, _, fragment = unquote(href).partition("#")
+    path = _relative(posixpath.normpath(posixpath.join(doc_dir, target)), base)
+    return f"{path}#{fragment}" if fragment else path
+
+
+def _nav_toc(root: etree._Element, doc_dir: str, base: str) -> list[tuple[int, str, str]]:
+    navs = [el for el in root.iter() if _local(el) == "nav"]
+    toc_nav = next(
+        (n for n in navs if "toc" in (n.get("{http://www.idpf.org/2007/ops}type") or "")),
+        navs[0] if navs else None,
+    )
+    found: list[tuple[int, str, str]] = []
+
+    def walk(ol: etree._Element, level: int) -> None:
+        for li in _children(ol, "li"):
+            label = next((c for c in li if _local(c) in ("a", "span")), None)
+            href = label.get("href", "") if label is not None and _local(label) == "a" else ""
+            found.append((level, _text(label), _href(href, doc_dir, base)))
+            for sub in _children(li, "ol"):
+                walk(sub, level + 1)
+
+    if toc_nav is not None:
+        for ol in _children(toc_nav, "ol"):
+            walk(ol, 1)
+    return found
+
+
+def _ncx_toc(root: etree._Element, doc_dir: str, base: str) -> list[tuple[int, str, str]]:
+    found: list[tuple[int, str, str]] = []
+
+    def walk(parent: etree._Element, level: int) -> None:
+        for point in _children(parent, "navpoint"):
+            label = next((c for c in point if _local(c) == "navlabel"), None)
+            content = next((c for c in point if _local(c) == "content"), None)
+            href = content.get("src", "") if content is not None else ""
+            found.append((level, _text(label), _href(href, doc_dir, base)))
+            walk(point, level + 1)
+
+    nav_map = next((el for el in root.iter() if _local(el) == "navmap"), None)
+    if nav_map is not None:
+        walk(nav_map, 1)
+    return found

@@ -1,0 +1,232 @@
+"""PDF (PyMuPDF): the outline gives the tree — or headings from font statistics when there is
+none — and the body text is rebuilt into paragraphs placed under the right section, with
+running headers, footers and page numbers removed and line-end hyphenation undone."""
+
+from __future__ import annotations
+
+import re
+
+import pymupdf
+
+from mirage_pipeline.parsing.model import Block, ParsedDocument, ParseError, Section
+from mirage_pipeline.parsing.pdf_headings import Heading, detect_headings, locate_outline
+from mirage_pipeline.parsing.pdf_lines import (
+    Line,
+    PageLines,
+    body_font_size,
+    drop_running_lines,
+    extract_lines,
+)
+
+# A page "has text" with at least this many characters; a PDF where (nearly) no page has
+# text is a scan, or a broken build with an outline and no body.
+_PAGE_TEXT_MIN = 200
+_TEXT_PAGES_MIN_SHARE = 0.1
+_HYPHEN_END = re.compile(r"(\w)[-\u00ad]$")
+# Prefixes whose hyphen is part of the word (non-privileged, self-contained, кое-что).
+_REAL_HYPHEN = re.compile(
+    r"(?:^|\W)(?:non|self|well|co|cross|half|semi|multi|re|pre|post|anti|кое|какой|что|во)-$",
+    re.IGNORECASE,
+)
+_SENTENCE_END = (".", "!", "?", "…", ":", ";", '"', "»", ")")
+
+pymupdf.TOOLS.mupdf_display_errors(False)
+
+
+def open_pdf(data: bytes) -> pymupdf.Document:
+    """The document, or a `ParseError` naming why it cannot be read."""
+    if not data:
+        raise ParseError("empty file")
+    if b"%PDF-" not in data[:1024]:
+        raise ParseError("not a PDF: the file has no PDF header (another format named .pdf?)")
+    try:
+        doc = pymupdf.open(stream=data, filetype="pdf")
+    except pymupdf.EmptyFileError:
+        raise ParseError("empty file") from None
+    except Exception as exc:
+        raise ParseError(f"corrupt PDF: {_reason(exc)}") from None
+    if doc.needs_pass:
+        raise ParseError("encrypted PDF: a password is required to open it")
+    if doc.page_count == 0:
+        raise ParseError("corrupt PDF: no page can be read (the file is damaged or truncated)")
+    return doc
+
+
+def _reason(exc: Exception) -> str:
+    text = str(exc).split(":", 1)[0] if "Failed to open" in str(exc) else str(exc)
+    return text.replace("Failed to open file", "cannot open it") or type(exc).__name__
+
+
+def parse_pdf(data: bytes, name: str) -> ParsedDocument:
+    doc = open_pdf(data)
+    try:
+        return _parse(doc, name)
+    except (RuntimeError, ValueError) as exc:
+        if isinstance(exc, ParseError):
+            raise
+        raise ParseError(f"corrupt PDF: {exc}") from None
+    finally:
+        doc.close()
+
+
+def _parse(doc: pymupdf.Document, name: str) -> ParsedDocument:
+    pages = extract_lines(doc)
+    _require_text(pages)
+    warnings: list[str] = []
+    metadata_in = doc.metadata or {}
+    if metadata_in.get("encryption"):
+        warnings.append(f"encrypted ({metadata_in['encryption']}) but readable without a password")
+    dropped = drop_running_lines(pages)
+    lines = [line for page in pages for line in page.lines]
+    page_starts = _page_starts(pages)
+    toc = [
+        (level, " ".join(title.split()), page)
+        for level, title, page in doc.get_toc(simple=True)
+        if title.strip()
+    ]
+    body = body_font_size(pages)
+    if toc:
+        headings = locate_outline(toc, lines, page_starts)
+        source = "outline"
+    else:
+        headings = detect_headings(lines, body)
+        source = "font sizes"
+        if not headings:
+            warnings.append("no outline and no headings found: the document is one section")
+    title = _title(metadata_in.get("title") or "", pages, name)
+    root = _build_tree(lines, headings, len(pages))
+    metadata = {
+        "pages": doc.page_count,
+        "structure_source": source,
+        "running_lines_removed": dropped,
+    }
+    if metadata_in.get("author"):
+        metadata["authors"] = [
+            a.strip() for a in re.split(r"[;,]| and ", metadata_in["author"]) if a.strip()
+        ]
+    return ParsedDocument(
+        format="pdf",
+        title=title,
+        root=root,
+        metadata=metadata,
+        warnings=warnings,
+        pages=doc.page_count,
+    )
+
+
+def _require_text(pages: list[PageLines]) -> None:
+    chars = [sum(len(line.text) for line in page.lines) for page in pages]
+    with_text = sum(1 for c in chars if c >= _PAGE_TEXT_MIN)
+    if with_text < max(1, _TEXT_PAGES_MIN_SHARE * len(pages)):
+        raise ParseError(
+            "scanned PDF without a text layer; OCR is not supported "
+            f"({sum(chars)} characters of text on {len(pages)} pages)"
+        )
+
+
+def _page_starts(pages: list[PageLines]) -> dict[int, int]:
+    """Page number → index of its first line in the flat list (the next line for empty pages)."""
+    starts: dict[int, int] = {}
+    index = 0
+    for page in pages:
+        starts[page.number] = index
+        index += len(page.lines)
+    return starts
+
+
+def _title(meta_title: str, pages: list[PageLines], name: str) -> str:
+    meta_title = " ".join(meta_title.split())
+    if meta_title and not re.search(
+        r"\.(pdf|dvi|tex|docx?)$|^untitled|^microsoft word", meta_title, re.I
+    ):
+        return meta_title
+    first = pages[0].lines if pages else []
+    if first:
+        top = max(line.size for line in first)
+        big = [line.text for line in first if line.size >= top - 0.1][:3]
+        text = " ".join(" ".join(big).split())
+        if 3 <= len(text) <= 150:
+            return text
+    return name.rsplit(".", 1)[0]
+
+
+def _build_tree(lines: list[Line], headings: list[Heading], page_count: int) -> Section:
+    root = Section(title="", level=0, page=1)
+    stack = [root]
+    starts = {}
+    for heading in headings:
+        starts.setdefault(heading.start, []).append(heading)
+    skip = {i for h in headings for i in h.lines}
+    front: Section | None = None
+    paragraph: list[Line] = []
+
+    def flush() -> None:
+        if paragraph:
+            target = stack[-1]
+            if target is root:
+                nonlocal front
+                if front is None:
+                    front = Section(title="Front matter", level=1, page=paragraph[0].page)
+                    root.children.insert(0, front)
+                target = front
+            _add_paragraph(target, paragraph)
+            paragraph.clear()
+
+    for i, line in enumerate([*lines, None]):
+        if i in starts:
+            flush()
+            for heading in starts[i]:
+                while stack[-1].level >= heading.level:
+                    stack.pop()
+                section = Section(title=heading.title, level=heading.level, page=heading.page)
+                stack[-1].children.append(section)
+                stack.append(section)
+        if line is None:
+            break
+        if i in skip:
+            continue
+        if paragraph and (line.block != paragraph[-1].block):
+            flush()
+        paragraph.append(line)
+    flush()
+    return root
+
+
+def _add_paragraph(section: Section, lines: list[Line]) -> None:
+    mono = all(line.mono for line in lines)
+    if mono:
+        text = "\n".join(line.text for line in lines)
+    else:
+        text = _join_lines([line.text for line in lines])
+    page, last = lines[0].page, lines[-1].page
+    previous = section.blocks[-1] if section.blocks else None
+    # A paragraph broken by a page break continues on the next page: join the halves.
+    if (
+        previous is not None
+        and not mono
+        and previous.kind == "paragraph"
+        and previous.last_page == page - 1
+        and not previous.text.endswith(_SENTENCE_END)
+        and text[:1].islower()
+    ):
+        previous.text = _join_lines([previous.text, text])
+        previous.page_end = last
+        return
+    block = Block(kind="code" if mono else "paragraph", text=text, page=page)
+    if last != page:
+        block.page_end = last
+    section.blocks.append(block)
+
+
+def _join_lines(parts: list[str]) -> str:
+    """Lines of one paragraph as one string: words hyphenated across line ends rejoined."""
+    text = ""
+    for part in parts:
+        part = part.strip()
+        if not text:
+            text = part
+        elif _HYPHEN_END.search(text) and part[:1].islower() and not _REAL_HYPHEN.search(text):
+            text = text[:-1] + part
+        else:
+            text = f"{text} {part}"
+    return text

@@ -1,0 +1,195 @@
+"""The parsers and the chunker on the real documents in ../shared/corpus, against facts.json."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from pathlib import Path
+
+import pymupdf
+import pytest
+
+from mirage_pipeline.chunking import ChunkingPolicy, chunk_document
+from mirage_pipeline.parsing import ParseError, parse_document
+from mirage_pipeline.parsing.policy import load_policy
+from tests.conftest import CORPUS
+
+pytestmark = pytest.mark.skipif(not CORPUS.is_dir(), reason="../shared/corpus is absent")
+FACTS = json.loads((CORPUS / "facts.json").read_text()) if CORPUS.is_dir() else {}
+
+
+def _facts(kind: str, expect: str = "ok") -> list[str]:
+    return sorted(
+        path
+        for path, f in FACTS.items()
+        if f.get("kind") == kind and f["expect"].startswith(expect)
+    )
+
+
+def _parse(path: str):
+    return parse_document((CORPUS / path).read_bytes(), path)
+
+
+def _headings(doc) -> list[tuple[int, str]]:
+    return [(t["level"], t["title"]) for t in doc.toc() if t["title"] != "Front matter"]
+
+
+@pytest.mark.parametrize("path", [*_facts("pdf"), "pdf/no-toc/fhs-3.0.en.pdf"])
+def test_pdf_pages_and_outline(path: str) -> None:
+    facts = FACTS[path]
+    doc = _parse(path)
+    assert doc.pages == facts["page_count"]
+    if facts["toc_entries"]:
+        entries = [t for t in doc.toc() if t["title"] != "Front matter"]
+        assert len(entries) == facts["toc_entries"]
+        want = [(lvl, " ".join(title.split()), page) for lvl, title, page in facts["toc_first5"]]
+        assert [(t["level"], t["title"], t["page"]) for t in entries[:5]] == want
+        assert Counter(str(t["level"]) for t in entries) == Counter(
+            {k: v for k, v in facts["toc_levels"].items()}
+        )
+
+
+def test_pdf_without_outline_gets_a_tree_from_fonts() -> None:
+    fhs = _parse("pdf/no-toc/fhs-3.0.en.pdf")
+    titles = [t for _, t in _headings(fhs)]
+    assert "Chapter 1. Introduction" in titles and "1.1. Purpose" in titles
+    eskd = _parse("pdf/no-toc/eskd-class.ru.pdf")
+    assert "1 Параметры класса" in [t for _, t in _headings(eskd)]  # number and title joined
+
+
+BROKEN = {
+    "pdf/broken/empty.pdf": "empty file",
+    "pdf/broken/encrypted-user-password.en.pdf": "encrypted PDF",
+    "pdf/broken/scanned-image-only.ru.pdf": (
+        "scanned PDF without a text layer; OCR is not supported"
+    ),
+    "pdf/broken/live-manual-outline-but-no-text.en.pdf": "scanned PDF without a text layer",
+    "pdf/broken/truncated-30pct.ru.pdf": "corrupt PDF",
+    "pdf/broken/truncated-50pct-objstm.ru.pdf": "corrupt PDF",
+    "tricky/not-really-a-pdf.pdf": "not a PDF",
+}
+
+
+@pytest.mark.parametrize(("path", "reason"), sorted(BROKEN.items()))
+def test_broken_files_fail_with_their_named_reason(path: str, reason: str) -> None:
+    with pytest.raises(ParseError, match=re.escape(reason)):
+        _parse(path)
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "pdf/broken/encrypted-owner-only-permissions.en.pdf",
+        "epub/broken/live-manual.en.epub",
+        "epub/broken/fbreader-intro.ru.epub",
+        "tricky/fbreader-minihelp-undefined-entity.ru.fb2",
+    ],
+)
+def test_damaged_but_readable_files_parse_with_a_warning(path: str) -> None:
+    doc = _parse(path)
+    assert doc.warnings
+    assert any(s.blocks for _, s in doc.root.walk())
+
+
+def test_damaged_epubs_keep_their_structure() -> None:
+    fbreader = _parse("epub/broken/fbreader-intro.ru.epub")
+    assert fbreader.title == "FBReader: краткое руководство"
+    assert "Что такое FBReader" in [t for _, t in _headings(fbreader)]
+    live = _parse("epub/broken/live-manual.en.epub")
+    assert "1.1 For the impatient" in [t for _, t in _headings(live)]
+
+
+@pytest.mark.parametrize("path", _facts("epub"))
+def test_epub_metadata_and_toc(path: str) -> None:
+    facts = FACTS[path]
+    doc = _parse(path)
+    assert doc.title == facts["title"]
+    assert doc.metadata["language"] == facts["language"]
+    assert facts["creator"] in doc.metadata["authors"]
+    ours = {" ".join(t.split()) for _, t in _headings(doc)}
+    linked = [" ".join(t.split()) for _, t, href in facts["toc"] if href]
+    assert set(linked) <= ours
+
+
+def test_one_file_epub_is_cut_at_its_anchors() -> None:
+    doc = _parse("epub/the-waste-land.epub3.epub")
+    sections = {}
+    for _, s in doc.root.walk():
+        sections.setdefault(s.title, s)  # the notes repeat the part titles further down
+    burial = " ".join(b.text for b in sections["I. THE BURIAL OF THE DEAD"].blocks)
+    assert "April is the cruellest month" in burial
+    assert "A GAME OF CHESS" not in burial
+
+
+@pytest.mark.parametrize("path", _facts("fb2"))
+def test_fb2_metadata_and_sections(path: str) -> None:
+    facts = FACTS[path]
+    doc = _parse(path)
+    assert doc.title == facts["book_title"]
+    assert doc.metadata["authors"] == facts["authors"]
+    assert doc.metadata["language"] == facts["lang"]
+    top = [t for lvl, t in _headings(doc) if lvl == 1]
+    assert top == facts["top_level_sections"]
+
+
+@pytest.mark.parametrize("path", [*_facts("markdown"), "tricky/markdown-windows-1251.ru.md"])
+def test_markdown_headings(path: str) -> None:
+    facts = FACTS[path]
+    doc = _parse(path)
+    if "headings_list" in facts:
+        want = [(lvl, re.sub(r"<[^>]+>", "", t).strip()) for lvl, t in facts["headings_list"]]
+        assert _headings(doc) == want
+    if facts.get("frontmatter_type"):
+        assert doc.metadata["type"] == facts["frontmatter_type"]
+        assert doc.metadata["tags"] == facts["frontmatter_tags"]
+
+
+def test_extended_mind_policy(tmp_path: Path) -> None:
+    (tmp_path / ".mirage.yaml").write_text(
+        "indexing:\n  markdown:\n    preset: rag-indexing-v0.1\n"
+    )
+    policy = load_policy(tmp_path)
+    folder = CORPUS / "markdown" / "extended-mind"
+    skipped = {}
+    for file in sorted(folder.glob("*.md")):
+        doc = parse_document(file.read_bytes(), file.name, policy)
+        skipped[file.name] = doc.skipped is not None
+    assert skipped == {
+        f.split("/")[-1]: FACTS[f]["expect"].startswith("skip")
+        for f in FACTS
+        if f.startswith("markdown/extended-mind/")
+    }
+
+
+def _running_lines(path: Path) -> set[str]:
+    """First and last lines of pages that repeat on 3+ pages: running headers and footers."""
+    counts: Counter[str] = Counter()
+    with pymupdf.open(path) as pdf:
+        for page in pdf:
+            lines = [ln.strip() for ln in page.get_text().splitlines() if ln.strip()]
+            counts.update({ln for ln in lines[:2] + lines[-2:] if len(ln) >= 12})
+    return {line for line, n in counts.items() if n >= 3}
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "pdf/with-toc/gnu-coding-standards.en.pdf",
+        "pdf/with-toc/texlive-guide-2021.ru.pdf",
+        "pdf/with-toc/eskdx-manual.ru.pdf",
+    ],
+)
+def test_book_length_pdf_chunks(path: str, local_embedder) -> None:
+    count = local_embedder.count_tokens
+    chunks = chunk_document(_parse(path), count, ChunkingPolicy.for_window(512))
+    assert len(chunks) > 20
+    with_chapter = sum(1 for c in chunks if c.structure.get("chapter"))
+    assert with_chapter / len(chunks) >= 0.95
+    assert max(count(c.embed_text) for c in chunks) <= local_embedder.max_tokens
+    assert all(c.structure.get("page") or c.structure.get("page_start") for c in chunks)
+    running = _running_lines(CORPUS / path)
+    if "eskdx" not in path:  # its stamp lines are short words; the others repeat headers
+        assert running, "the test needs a PDF with running headers"
+    leaked = [line for line in running for c in chunks if line in c.content]
+    assert not leaked

@@ -1,0 +1,183 @@
+"""The chunker, with the bundled embedder's real tokenizer."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+
+import pytest
+from click.testing import CliRunner
+
+from mirage_pipeline.chunking import ChunkingPolicy, TokenEstimator, chunk_document
+from mirage_pipeline.parsing import parse_document
+from mirage_pipeline.parsing.model import Block, ParsedDocument, Section
+from mirage_pipeline.parsing.policy import policy_from_mapping
+
+SENTENCES = [
+    f"Sentence number {n} talks about the {topic} of retrieval systems in some detail."
+    for n, topic in enumerate(["design", "cost", "speed", "quality", "failure modes"] * 40)
+]
+
+
+@pytest.fixture(scope="module")
+def count(local_embedder):
+    return local_embedder.count_tokens
+
+
+def _book() -> ParsedDocument:
+    long_section = Section("Long section", 2, blocks=[Block("paragraph", " ".join(SENTENCES))])
+    tiny_a = Section("Tiny A", 2, blocks=[Block("paragraph", "Only a few words here.")])
+    tiny_b = Section("Tiny B", 2, blocks=[Block("paragraph", "And a few more words.")])
+    one = Section("Chapter One", 1, children=[long_section, tiny_a, tiny_b])
+    two = Section("Chapter Two", 1, blocks=[Block("paragraph", "The second chapter is short.")])
+    return ParsedDocument("markdown", "Book", Section("", 0, children=[one, two]))
+
+
+def test_chunks_fit_the_window_and_never_cross_a_chapter(count) -> None:
+    policy = ChunkingPolicy.for_window(512)
+    assert 350 <= policy.target_tokens <= 450 and 50 <= policy.overlap_tokens <= 80
+    chunks = chunk_document(_book(), count, policy)
+    for chunk in chunks:
+        assert count(chunk.embed_text) <= 512
+        assert chunk.embed_text.startswith("Book › ")
+        assert not chunk.content.startswith("Book ›")  # stored content stays clean
+    chapters = [c.structure["chapter"] for c in chunks]
+    assert chapters[-1] == "Chapter Two" and "The second chapter" in chunks[-1].content
+    assert all(
+        "second chapter" not in c.content for c in chunks if c.structure["chapter"] != "Chapter Two"
+    )
+    positions = [
+        c.structure["position_in_chapter"]
+        for c in chunks
+        if c.structure["chapter"] == "Chapter One"
+    ]
+    assert positions == list(range(len(positions)))
+
+
+def test_long_sections_split_at_sentences_with_overlap(count) -> None:
+    chunks = [
+        c
+        for c in chunk_document(_book(), count, ChunkingPolicy.for_window(512))
+        if c.structure["section"] == "Long section"
+    ]
+    assert len(chunks) >= 3
+    for chunk in chunks:  # never inside a word: every chunk starts and ends on a sentence
+        own = chunk.content.split("\n\n")[0]  # (the last one also holds the tiny sections)
+        assert own.startswith("Sentence number")
+        assert own.endswith("detail.")
+    for before, after in itertools.pairwise(chunks):
+        tail = re.split(r"(?<=\.)\s+", before.content.split("\n\n")[0])
+        head = re.split(r"(?<=\.)\s+", after.content)
+        # the next chunk repeats the previous one's last sentences (50-80 tokens), no more
+        assert head[0] in tail[-6:] and tail[-1] in head[:6]
+
+
+def test_small_sections_merge_with_their_neighbour(count) -> None:
+    chunks = chunk_document(_book(), count, ChunkingPolicy.for_window(512))
+    tiny = [c for c in chunks if "Only a few words" in c.content]
+    assert len(tiny) == 1 and "And a few more words" in tiny[0].content
+    assert tiny[0].structure.get("sections")
+
+
+def test_estimated_counts_stay_close_to_the_tokenizer(count) -> None:
+    estimate = TokenEstimator(count)
+    texts = [" ".join(SENTENCES[i : i + 5]) for i in range(0, 150, 5)]
+    errors = [abs(estimate(t) - (count(t) - estimate.overhead)) / count(t) for t in texts]
+    assert max(errors) < 0.1
+
+
+ADR = """---
+type: adr
+tags: [db, storage]
+---
+# ADR-1: One database
+
+## Context
+
+{ctx}
+
+## Decision
+
+We keep text and vectors in PostgreSQL.
+
+## Consequences
+
+One backup and one server to run.
+"""
+
+PATTERN = """---
+type: pattern
+tags: [chunking]
+---
+# Split by headings
+
+## Problem
+
+Fixed windows cut thoughts in half.
+
+## Pattern
+
+Cut at headings first.
+
+## Steps
+
+1. Parse the headings.
+2. Pack each section.
+
+## Examples
+
+A book chapter.
+"""
+
+
+def test_adr_and_pattern_rules_under_a_policy(count) -> None:
+    policy = policy_from_mapping({"indexing": {"markdown": {"preset": "rag-indexing-v0.1"}}})
+    adr = parse_document(ADR.format(ctx="We need a store.").encode(), "adr.md", policy)
+    chunks = chunk_document(adr, count, ChunkingPolicy.for_window(512))
+    assert [c.structure["section"] for c in chunks] == ["Context", "Decision", "Consequences"]
+    assert all(c.metadata == {"tags": ["db", "storage"], "type": "adr"} for c in chunks)
+    pattern = parse_document(PATTERN.encode(), "p.md", policy)
+    chunks = chunk_document(pattern, count, ChunkingPolicy.for_window(512))
+    assert [c.structure["section"] for c in chunks] == ["Problem", "Steps", "Examples"]
+    assert "Cut at headings first." in chunks[0].content  # Problem + Pattern together
+    assert all(c.structure.get("line_start") for c in chunks)
+    # A skipped document has no chunks.
+    story = parse_document(b"---\ntype: story-node\ntags: [x]\n---\n# S\n\nText.", "s.md", policy)
+    assert chunk_document(story, count, ChunkingPolicy.for_window(512)) == []
+
+
+def test_language_per_chunk(count) -> None:
+    doc = parse_document(
+        "# Глава\n\nЭто русский текст.\n\n# Chapter\n\nPlain English text.".encode(), "m.md"
+    )
+    chunks = chunk_document(doc, count, ChunkingPolicy.for_window(512))
+    assert [c.lang for c in chunks] == ["ru", "en"]
+
+
+def test_inspect_json_and_failure(tmp_path, monkeypatch) -> None:
+    from mirage_query.cli import cli
+
+    monkeypatch.setenv("MIRAGE_HOME", str(tmp_path / "home"))
+    project = tmp_path / "docs"
+    project.mkdir()
+    (project / ".mirage.yaml").write_text("indexing:\n  markdown:\n    preset: rag-indexing-v0.1\n")
+    (project / "adr.md").write_text(ADR.format(ctx="We need a store."), encoding="utf-8")
+    (project / "bad.pdf").write_bytes(b"")
+    runner = CliRunner()
+    result = runner.invoke(cli, ["inspect", str(project / "adr.md"), "--json"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output)
+    assert set(report) == {"format", "metadata", "toc", "chunks"}
+    assert report["format"] == "markdown"
+    assert [t["title"] for t in report["toc"]][1:] == ["Context", "Decision", "Consequences"]
+    assert [c["structure"]["section"] for c in report["chunks"]] == [
+        "Context",
+        "Decision",
+        "Consequences",
+    ]
+    assert all({"content", "structure", "tokens", "lang"} <= set(c) for c in report["chunks"])
+    human = runner.invoke(cli, ["inspect", str(project / "adr.md")])
+    assert human.exit_code == 0 and "Consequences" in human.output
+    failed = runner.invoke(cli, ["inspect", str(project / "bad.pdf")])
+    assert failed.exit_code == 1 and "empty file" in failed.output

@@ -1,0 +1,277 @@
+"""Every parser on fixtures built in code: structure, metadata, cleaning and named failures."""
+
+from __future__ import annotations
+
+import io
+
+import pymupdf
+import pytest
+
+from mirage_pipeline.parsing import ParseError, parse_document
+from mirage_pipeline.parsing.policy import MarkdownPolicy, policy_from_mapping
+
+LOREM = (
+    "Retrieval needs coherent passages. Every chunk holds one piece of one section, and a "
+    "citation says where it came from. "
+)
+
+
+def _pdf(pages: list[list[tuple[str, float]]], toc: list[list] | None = None) -> bytes:
+    """Pages of (text, font size) lines, with a running header and a page number on each."""
+    doc = pymupdf.open()
+    for number, lines in enumerate(pages, start=1):
+        page = doc.new_page(width=420, height=600)
+        page.insert_text((40, 30), "The Handbook of Testing — running header", fontsize=8)
+        y = 70.0
+        for text, size in lines:
+            for chunk in _wrap(text, 60 if size <= 11 else 40):
+                page.insert_text((40, y), chunk, fontsize=size)
+                y += size * 1.5
+            y += size * 0.8
+        page.insert_text((200, 580), str(number), fontsize=8)
+    if toc:
+        doc.set_toc(toc)
+    data = doc.tobytes()
+    doc.close()
+    return data
+
+
+def _wrap(text: str, width: int) -> list[str]:
+    if "\n" in text:
+        return [line for part in text.split("\n") for line in _wrap(part, width)]
+    lines, current = [], ""
+    for word in text.split(" "):
+        if current and len(current) + len(word) + 1 > width:
+            lines.append(current)
+            current = word
+        else:
+            current = f"{current} {word}".strip()
+    return [*lines, current]
+
+
+def _book_pages() -> list[list[tuple[str, float]]]:
+    body = LOREM * 3
+    return [
+        [("Chapter 1. Beginnings", 18), (body, 10), ("1.1 First steps", 14), (body, 10)],
+        [(body, 10), ("1.2 Second steps", 14), ("The exam-\nple of a hyphen joins.", 10)],
+        [("Chapter 2. Endings", 18), (body, 10), (body, 10)],
+        [(body, 10), ("2.1 Last words", 14), (body, 10)],
+    ]
+
+
+def test_pdf_outline_places_text_under_mid_page_headings() -> None:
+    toc = [
+        [1, "Chapter 1. Beginnings", 1],
+        [2, "1.1 First steps", 1],
+        [2, "1.2 Second steps", 2],
+        [1, "Chapter 2. Endings", 3],
+        [2, "2.1 Last words", 4],
+    ]
+    doc = parse_document(_pdf(_book_pages(), toc), "book.pdf")
+    assert doc.pages == 4
+    assert [(t["level"], t["title"], t["page"]) for t in doc.toc()] == [
+        (1, "Chapter 1. Beginnings", 1),
+        (2, "1.1 First steps", 1),
+        (2, "1.2 Second steps", 2),
+        (1, "Chapter 2. Endings", 3),
+        (2, "2.1 Last words", 4),
+    ]
+    sections = {s.title: s for _, s in doc.root.walk()}
+    # "1.1 First steps" starts mid-page 1: the paragraph above it belongs to the chapter.
+    assert sections["Chapter 1. Beginnings"].blocks[0].page == 1
+    assert sections["1.1 First steps"].blocks[0].page == 1
+    assert any("example of a hyphen" in b.text for b in sections["1.2 Second steps"].blocks)
+    everything = " ".join(b.text for _, s in doc.root.walk() for b in s.blocks)
+    assert "running header" not in everything
+    assert "First steps" not in everything  # headings are structure, not body text
+
+
+def test_pdf_without_outline_detects_headings_from_font_sizes() -> None:
+    doc = parse_document(_pdf(_book_pages()), "book.pdf")
+    assert doc.metadata["structure_source"] == "font sizes"
+    titles = [(t["level"], t["title"]) for t in doc.toc()]
+    assert (1, "Chapter 1. Beginnings") in titles
+    assert (2, "1.1 First steps") in titles
+    assert (1, "Chapter 2. Endings") in titles
+    assert (2, "2.1 Last words") in titles
+
+
+@pytest.mark.parametrize(
+    ("data", "reason"),
+    [
+        (b"", "empty file"),
+        (b"just some text, not a PDF at all", "not a PDF"),
+        (b"%PDF-1.4\n1 0 obj <<>> endobj\n" + b"\x00garbage" * 20, "corrupt PDF"),
+    ],
+)
+def test_pdf_failures_are_named(data: bytes, reason: str) -> None:
+    with pytest.raises(ParseError, match=reason):
+        parse_document(data, "bad.pdf")
+
+
+def test_pdf_encrypted_and_scanned() -> None:
+    doc = pymupdf.open()
+    doc.new_page().insert_text((50, 50), LOREM * 3)
+    locked = doc.tobytes(encryption=pymupdf.PDF_ENCRYPT_AES_256, user_pw="u", owner_pw="o")
+    with pytest.raises(ParseError, match="encrypted PDF"):
+        parse_document(locked, "locked.pdf")
+    blank = pymupdf.open()
+    for _ in range(3):
+        blank.new_page().draw_rect(pymupdf.Rect(50, 50, 200, 200))  # no text anywhere
+    with pytest.raises(ParseError, match="scanned PDF without a text layer; OCR is not supported"):
+        parse_document(blank.tobytes(), "scan.pdf")
+
+
+def _epub(chapters: list[tuple[str, str]], *, language: str = "en") -> bytes:
+    from ebooklib import epub
+
+    book = epub.EpubBook()
+    book.set_identifier("id-1")
+    book.set_title("A Test Book")
+    book.set_language(language)
+    book.add_author("Ada Writer")
+    items = []
+    for n, (title, body) in enumerate(chapters, start=1):
+        item = epub.EpubHtml(title=title, file_name=f"ch{n}.xhtml", lang=language)
+        item.content = (
+            f"<html><head><style>p {{color: red}}</style><script>var x = 1;</script></head>"
+            f"<body><h1>{title}</h1>{body}</body></html>"
+        )
+        book.add_item(item)
+        items.append(item)
+    book.toc = [
+        epub.Link(i.file_name, t, f"c{n}")
+        for n, (t, _), i in zip(range(9), chapters, items, strict=False)
+    ]
+    book.add_item(epub.EpubNcx())
+    book.add_item(epub.EpubNav())
+    book.spine = ["nav", *items]
+    out = io.BytesIO()
+    epub.write_epub(out, book)
+    return out.getvalue()
+
+
+def test_epub_toc_tree_metadata_and_inner_headings() -> None:
+    data = _epub(
+        [
+            ("Down the Hole", f"<p>{LOREM}</p><h2>A Small Door</h2><p>Drink me.</p>"),
+            ("The Pool", f"<p>{LOREM}</p><p>Swim <a href='#n1' epub:type='noteref'>1</a></p>"),
+        ]
+    )
+    doc = parse_document(data, "book.epub")
+    assert doc.title == "A Test Book"
+    assert doc.metadata["authors"] == ["Ada Writer"]
+    assert doc.metadata["language"] == "en"
+    titles = [(t["level"], t["title"]) for t in doc.toc()]
+    assert (1, "Down the Hole") in titles and (1, "The Pool") in titles
+    assert (2, "A Small Door") in titles
+    text = " ".join(b.text for _, s in doc.root.walk() for b in s.blocks)
+    assert "Drink me." in text
+    assert "color: red" not in text and "var x" not in text
+
+
+def test_epub_not_a_zip_is_named() -> None:
+    with pytest.raises(ParseError, match="corrupt EPUB"):
+        parse_document(b"PK? not really", "broken.epub")
+
+
+def _fb2(encoding: str = "windows-1251") -> bytes:
+    xml = f"""<?xml version="1.0" encoding="{encoding}"?>
+<FictionBook xmlns="http://www.gribuser.ru/xml/fictionbook/2.0"
+             xmlns:l="http://www.w3.org/1999/xlink">
+ <description><title-info>
+  <genre>prose</genre>
+  <author><first-name>Антон</first-name><last-name>Чехов</last-name></author>
+  <book-title>Рассказы</book-title><lang>ru</lang>
+ </title-info></description>
+ <body>
+  <title><p>Антон Чехов</p><p>Рассказы</p></title>
+  <epigraph><p>Краткость — сестра таланта.</p></epigraph>
+  <section><title><p>Толстый и тонкий</p></title>
+   <p>На вокзале Николаевской железной дороги встретились два приятеля.</p>
+   <subtitle>II</subtitle>
+   <p>Тонкий вдруг побледнел, окаменел.</p>
+  </section>
+  <section><title><p>Хамелеон</p></title><p>Через базарную площадь идёт полицейский.</p>
+   <image l:href="#pic"/></section>
+ </body>
+ <body name="notes"><section id="n1"><title><p>1</p></title><p>Примечание.</p></section></body>
+ <binary id="pic" content-type="image/jpeg">/9j/4AAQSkZJRgABAQ==</binary>
+</FictionBook>"""
+    return xml.encode(encoding)
+
+
+def test_fb2_honours_declared_encoding_and_builds_the_tree() -> None:
+    doc = parse_document(_fb2("windows-1251"), "book.fb2")
+    assert doc.title == "Рассказы"
+    assert doc.metadata["authors"] == ["Антон Чехов"]
+    assert doc.metadata["language"] == "ru"
+    titles = [(t["level"], t["title"]) for t in doc.toc()]
+    assert (1, "Толстый и тонкий") in titles and (1, "Хамелеон") in titles
+    assert (2, "II") in titles  # a subtitle starts a sub-section
+    text = " ".join(b.text for _, s in doc.root.walk() for b in s.blocks)
+    assert "встретились два приятеля" in text and "Примечание." in text
+    assert "/9j/" not in text  # embedded binaries are skipped
+    assert parse_document(_fb2("utf-8"), "book.fb2").toc() == doc.toc()
+
+
+def test_fb2_refuses_entity_expansion() -> None:
+    bomb = b"""<?xml version="1.0"?>
+<!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;&lol;&lol;">]>
+<FictionBook><body><section><p>&lol2;</p></section></body></FictionBook>"""
+    with pytest.raises(ParseError, match="unsafe FB2"):
+        parse_document(bomb, "bomb.fb2")
+
+
+def test_fb2_that_is_not_xml() -> None:
+    with pytest.raises(ParseError, match="FB2"):
+        parse_document(b"\x00\x01 not xml", "x.fb2")
+
+
+def test_text_paragraphs_lines_and_cp1251() -> None:
+    text = "Первый абзац,\nв две строки.\n\n\nВторой абзац.\n"
+    doc = parse_document(text.encode("cp1251"), "notes.txt")
+    blocks = doc.root.blocks
+    assert [b.text for b in blocks] == ["Первый абзац,\nв две строки.", "Второй абзац."]
+    assert [(b.line_start, b.line_end) for b in blocks] == [(1, 2), (5, 5)]
+
+
+def _md(front: str, body: str) -> bytes:
+    return f"---\n{front}\n---\n{body}".encode()
+
+
+ADR = """# ADR-1: Use PostgreSQL
+
+## Context
+
+We need one store for text and vectors.
+
+## Decision
+
+PostgreSQL with pgvector.
+
+## Consequences
+
+One backup, one thing to run.
+"""
+
+
+def test_policy_skips_untyped_story_nodes_and_untagged() -> None:
+    policy = policy_from_mapping({"indexing": {"markdown": {"preset": "rag-indexing-v0.1"}}})
+    assert isinstance(policy, MarkdownPolicy)
+    story = parse_document(_md("type: story-node\ntags: [x]", "# S\n\ntext"), "s.md", policy)
+    assert story.skipped and "story-node" in story.skipped
+    untyped = parse_document(_md("tags: [x]", "# S\n\ntext"), "u.md", policy)
+    assert untyped.skipped and "type" in untyped.skipped
+    untagged = parse_document(_md("type: adr", ADR), "a.md", policy)
+    assert untagged.skipped and "tags" in untagged.skipped
+    kept = parse_document(_md("type: adr\ntags: [db]", ADR), "a.md", policy)
+    assert kept.skipped is None
+    # Without a policy every file is indexed.
+    assert parse_document(_md("type: story-node", "# S\n\ntext"), "s.md").skipped is None
+
+
+def test_policy_errors_are_named() -> None:
+    with pytest.raises(ParseError, match="unknown preset"):
+        policy_from_mapping({"indexing": {"markdown": {"preset": "nope"}}})
+    assert policy_from_mapping({"project_id": "demo"}) is None  # a CLI .mirage.yaml
