@@ -29,7 +29,7 @@ _CYRILLIC = re.compile(r"[А-Яа-яЁё]")
 _LATIN = re.compile(r"[A-Za-z]")
 # Per-piece slack for the tokens a join adds (separators, merges across the boundary).
 _JOIN_SLACK = 1
-_UNITS = re.compile(r"\w+|([^\w\s])\1*")  # words; runs of one punctuation mark count once
+_UNITS = re.compile(r"\w+|[^\w\s]")  # words and single marks
 
 
 class TokenEstimator:
@@ -164,14 +164,11 @@ class _Builder:
         for headings, section in sections:
             prefix_tokens = self.count(self._prefix(headings)) + 2
             target = min(self.policy.target_tokens, self.policy.max_tokens - prefix_tokens)
-            if (
-                current
-                and (
-                    size >= self.policy.min_tokens
-                    or section.chunking == "apart"
-                    or (previous is not None and previous.chunking == "apart")
-                )
-                and not (previous is not None and previous.chunking == "with_next")
+            before = previous.chunking if previous is not None else None
+            if current and (
+                section.chunking == "apart"
+                or before == "apart"
+                or (size >= self.policy.min_tokens and before != "with_next")
             ):
                 groups.append((path, current))
                 current, size = [], 0
