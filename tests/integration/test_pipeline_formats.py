@@ -11,7 +11,7 @@ import pymupdf
 import pytest
 
 from mirage_pipeline.defs.resources import MirageResource
-from tests.integration.test_pipeline_to_search import materialize_all, run_sensor
+from tests.integration.test_pipeline_to_search import age, materialize_all, run_sensor
 from tests.unit.test_parsers import _fb2
 
 pytestmark = pytest.mark.integration
@@ -62,6 +62,7 @@ def documents(tmp_path: Path) -> Path:
     (kb / ".mirage.yaml").write_text("indexing:\n  markdown:\n    preset: rag-indexing-v0.1\n")
     (kb / "pattern.md").write_text(PATTERN, encoding="utf-8")
     (kb / "story.md").write_text("---\ntype: story-node\ntags: [x]\n---\n# S\n\nText.\n")
+    age(tmp_path / "documents")
     return tmp_path / "documents"
 
 
