@@ -37,8 +37,11 @@ WORDS_RU = _words(
 _FONT = Path("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf")  # Cyrillic glyphs, if present
 
 
-def make_book(path: Path, pages: int, seed: int = 7) -> None:
-    """An A5 book: ~2 300 characters per page, an outline, running headers, page numbers."""
+def make_book(path: Path, pages: int, seed: int = 7, edit_page: int | None = None) -> None:
+    """An A5 book: ~2 600 characters per page, an outline, running headers, page numbers.
+
+    `edit_page` changes the first line of that page's text (an edited paragraph).
+    """
     rng = random.Random(seed)
     doc = pymupdf.open()
     font = {"fontname": "dejavu", "fontfile": str(_FONT)} if _FONT.exists() else {}
@@ -65,6 +68,8 @@ def make_book(path: Path, pages: int, seed: int = 7) -> None:
         while y < 555:
             word = rng.choice(words)
             if len(line) + len(word) > 68:
+                if number == edit_page:
+                    line, edit_page = "an edited sentence replaces this line entirely", None
                 page.insert_text((40, y), line, fontsize=9, **font)
                 y += 12.5
                 line = ""

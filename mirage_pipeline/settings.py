@@ -36,6 +36,7 @@ class Settings:
     dagster_port: int = 3000
     api_url: str = DEFAULT_API_URL
     max_concurrent_runs: int = 2
+    embed_concurrency: int = 1  # embedding steps at once, across all runs (a Dagster pool)
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -56,6 +57,9 @@ class Settings:
             api_url=_http_url("MIRAGE_API_URL", env.get("MIRAGE_API_URL") or DEFAULT_API_URL),
             max_concurrent_runs=_positive_int(
                 "MIRAGE_MAX_CONCURRENT_RUNS", env.get("MIRAGE_MAX_CONCURRENT_RUNS"), 2
+            ),
+            embed_concurrency=_positive_int(
+                "MIRAGE_EMBED_CONCURRENCY", env.get("MIRAGE_EMBED_CONCURRENCY"), 1
             ),
         )
 
