@@ -27,6 +27,7 @@ from mirage_pipeline.documents_folder import (
 )
 from mirage_pipeline.parsing import file_type_of
 from mirage_pipeline.store.documents import delete_document, mark_document_pending, upsert_project
+from mirage_pipeline.store.reindex import close_requests, open_requests
 
 index_document_job = dg.define_asset_job(
     "index_document",
@@ -119,6 +120,7 @@ def documents_sensor(
             )
         )
     present = {f.key for f in files}
+    runs += _requested_reindexes(mirage, known & present, {r.partition_key for r in runs})
     deleted = sorted((known | set(before.files)) - present)
     projects = project_names(root)
     if pending or deleted or set(projects) - set(before.projects):
@@ -146,3 +148,29 @@ def documents_sensor(
     return dg.SensorResult(
         run_requests=runs, dynamic_partitions_requests=requests, cursor=after.dump()
     )
+
+
+def _requested_reindexes(
+    mirage: MirageResource, keys: set[str], already: set[str]
+) -> list[dg.RunRequest]:
+    """One run per document named by the open `reindex_project` requests."""
+    with mirage.store_connection() as conn:
+        requests = open_requests(conn)
+        if not requests:
+            return []
+        runs = []
+        for request_id, project, path in requests:
+            for key in sorted(keys):
+                name, _, rest = key.partition("/")
+                if name != project or (path and rest != path) or key in already:
+                    continue
+                already.add(key)
+                runs.append(
+                    dg.RunRequest(
+                        run_key=f"reindex-{request_id}-{key}",
+                        partition_key=key,
+                        tags={"mirage/project": project, "mirage/reindex": str(request_id)},
+                    )
+                )
+        close_requests(conn, [r[0] for r in requests])
+    return runs

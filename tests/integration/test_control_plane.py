@@ -243,3 +243,34 @@ def test_one_stage_rematerializes_alone_from_parquet(setup, fake, database_url, 
         dtype=float,
     )
     assert vectors.shape == (1024,)
+
+
+def test_reindex_project_job_requests_one_run_per_document(setup, tmp_path):
+    from mirage_pipeline.defs.reindex import reindex_project
+
+    docs, mirage, instance = setup
+    (docs / "demo" / "a.md").write_text("# A\n\nAlpha.\n", encoding="utf-8")
+    (docs / "demo" / "b.md").write_text("# B\n\nBeta.\n", encoding="utf-8")
+    (docs / "other").mkdir()
+    (docs / "other" / "c.md").write_text("# C\n\nGamma.\n", encoding="utf-8")
+    age(docs)
+    cursor, outcome = tick_and_run(instance, mirage, None, tmp_path)
+    assert len(outcome) == 3 and all(outcome.values())
+
+    def launch(config: dict) -> bool:
+        return reindex_project.execute_in_process(
+            run_config={"ops": {"request_project_reindex": {"config": config}}},
+            resources={"mirage": mirage},
+            instance=instance,
+            raise_on_error=False,
+        ).success
+
+    assert launch({"project": "demo"})
+    result = run_sensor(instance, mirage, cursor)
+    assert sorted(r.partition_key for r in result.run_requests) == ["demo/a.md", "demo/b.md"]
+    assert all(r.tags["mirage/project"] == "demo" for r in result.run_requests)
+    assert run_sensor(instance, mirage, result.cursor).run_requests == []  # served once
+    assert launch({"project": "other", "document": "c.md"})
+    result = run_sensor(instance, mirage, result.cursor)
+    assert [r.partition_key for r in result.run_requests] == ["other/c.md"]
+    assert not launch({"project": "nope"})
