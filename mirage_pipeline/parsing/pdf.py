@@ -229,8 +229,11 @@ def _join_lines(parts: list[str]) -> str:
         part = part.strip()
         if not text:
             text = part
-        elif _HYPHEN_END.search(text) and part[:1].islower() and not _REAL_HYPHEN.search(text):
-            text = text[:-1] + part
+        elif _HYPHEN_END.search(text) and part[:1].isalnum():
+            if part[:1].islower() and not _REAL_HYPHEN.search(text):
+                text = text[:-1] + part  # a word broken at the line end
+            else:
+                text = text.rstrip("\u00ad") + part  # a real hyphen: non-privileged
         else:
             text = f"{text} {part}"
     return text
