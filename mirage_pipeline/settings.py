@@ -36,6 +36,9 @@ class Settings:
     dagster_port: int = 3000
     api_url: str = DEFAULT_API_URL
     max_concurrent_runs: int = 2
+    dagster_url: str = "http://localhost:3000"
+    max_upload_bytes: int = 200 * 1024 * 1024
+    rrf_k: int = 60
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -57,6 +60,15 @@ class Settings:
             max_concurrent_runs=_positive_int(
                 "MIRAGE_MAX_CONCURRENT_RUNS", env.get("MIRAGE_MAX_CONCURRENT_RUNS"), 2
             ),
+            dagster_url=_http_url(
+                "MIRAGE_DAGSTER_URL",
+                env.get("MIRAGE_DAGSTER_URL")
+                or f"http://localhost:{env.get('MIRAGE_DAGSTER_PORT') or 3000}",
+            ),
+            max_upload_bytes=1024
+            * 1024
+            * _positive_int("MIRAGE_MAX_UPLOAD_MB", env.get("MIRAGE_MAX_UPLOAD_MB"), 200),
+            rrf_k=_positive_int("MIRAGE_RRF_K", env.get("MIRAGE_RRF_K"), 60),
         )
 
     def with_overrides(self, **changes: object) -> Settings:
