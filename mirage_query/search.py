@@ -245,10 +245,10 @@ async def search_hybrid(
             SearchResult(
                 chunk_id=row[0],
                 content=row[1],
-                score=round(float(row[2]), 6),
+                score=round(float(row[2]), 8),
                 scores=Scores(
-                    vector=None if row[3] is None else round(float(row[3]), 6),
-                    text=None if row[4] is None else round(float(row[4]), 6),
+                    vector=None if row[3] is None else round(float(row[3]), 8),
+                    text=None if row[4] is None else round(float(row[4]), 8),
                     vector_rank=row[5],
                     text_rank=row[6],
                 ),
