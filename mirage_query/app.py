@@ -135,7 +135,7 @@ def create_app(settings: Settings, *, embedder: Embedder | None = None) -> Lites
             max_size=8,
             configure=_configure,
             check=AsyncConnectionPool.check_connection,  # a restarted database: reconnect
-            timeout=10,
+            timeout=3,  # a connection not found in 3 s: the database is down (503)
             open=False,
         )
         await pool.open(wait=True, timeout=30)
