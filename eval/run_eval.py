@@ -15,6 +15,7 @@ import argparse
 import asyncio
 import hashlib
 import json
+import logging
 import re
 import sys
 import tempfile
@@ -97,6 +98,7 @@ async def evaluate(url: str, embedder, questions: list[dict], verbose: bool) -> 
             database_url=url, api_keys=("eval",)
         )
         app = create_app(settings, embedder=embedder)
+        logging.getLogger("mirage_query.access").setLevel(logging.WARNING)
         ranks: dict[str, list[int | None]] = {m: [] for m in MODES}
         async with AsyncTestClient(app=app, timeout=60) as client:
             for q in questions:
@@ -122,18 +124,20 @@ async def evaluate(url: str, embedder, questions: list[dict], verbose: bool) -> 
                     found = {m: ranks[m][-1] for m in MODES}
                     print(f"{found}  {q['q'][:70]}", file=sys.stderr)
     report: dict = {"questions": len(questions)}
-    langs = sorted({q["lang"] for q in questions})
+    groups = {
+        f"_{g}": [q.get(key) == g for q in questions]
+        for key in ("lang", "set")
+        for g in sorted({q.get(key) for q in questions})
+    }
     for mode in MODES:
         entry = {}
         for k in (5, 10):
             entry[f"recall@{k}"] = round(
                 sum(r is not None and r <= k for r in ranks[mode]) / len(questions), 3
             )
-            for lang in langs:
-                picked = [
-                    r for r, q in zip(ranks[mode], questions, strict=True) if q["lang"] == lang
-                ]
-                entry[f"recall@{k}_{lang}"] = round(
+            for suffix, member in groups.items():
+                picked = [r for r, m in zip(ranks[mode], member, strict=True) if m]
+                entry[f"recall@{k}{suffix}"] = round(
                     sum(r is not None and r <= k for r in picked) / len(picked), 3
                 )
         entry["mrr@10"] = round(sum(1 / r for r in ranks[mode] if r) / len(questions), 3)

@@ -39,6 +39,7 @@ class Settings:
     dagster_url: str = "http://localhost:3000"
     max_upload_bytes: int = 200 * 1024 * 1024
     rrf_k: int = 60
+    rrf_text_weight: float = 0.5
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -69,6 +70,9 @@ class Settings:
             * 1024
             * _positive_int("MIRAGE_MAX_UPLOAD_MB", env.get("MIRAGE_MAX_UPLOAD_MB"), 200),
             rrf_k=_positive_int("MIRAGE_RRF_K", env.get("MIRAGE_RRF_K"), 60),
+            rrf_text_weight=_weight(
+                "MIRAGE_RRF_TEXT_WEIGHT", env.get("MIRAGE_RRF_TEXT_WEIGHT"), 0.5
+            ),
         )
 
     def with_overrides(self, **changes: object) -> Settings:
@@ -136,6 +140,18 @@ def _positive_int(name: str, raw: str | None, default: int) -> int:
         raise SettingsError(f"{name}={raw!r} is not a whole number") from None
     if value < 1:
         raise SettingsError(f"{name}={raw!r} must be at least 1")
+    return value
+
+
+def _weight(name: str, raw: str | None, default: float) -> float:
+    if raw is None or raw == "":
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        raise SettingsError(f"{name}={raw!r} is not a number") from None
+    if not 0.0 <= value <= 10.0:
+        raise SettingsError(f"{name}={raw!r} must be between 0 and 10")
     return value
 
 

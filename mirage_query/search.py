@@ -2,7 +2,7 @@
 
 Hybrid search is one statement: vector candidates from the model's partial HNSW index, full-text
 candidates from the chunk `tsvector` in the chunk's own language configuration, fused with
-Reciprocal Rank Fusion (score = Σ 1 / (k + rank)).
+weighted Reciprocal Rank Fusion (score = Σ weight / (k + rank)).
 """
 
 from __future__ import annotations
@@ -19,6 +19,9 @@ from mirage_pipeline.store.schema import EmbeddingIndex
 from mirage_query.schemas import DocumentRef, Filters, Scores, SearchResult
 
 DEFAULT_RRF_K = 60
+# The full-text leg counts half as much as the vector leg in the fusion: chosen on the tuning
+# half of eval/questions.json, it also wins on the held-out half (notes: /work/notes/issue-5.md).
+DEFAULT_TEXT_WEIGHT = 0.5
 HEADLINE_OPTIONS = "MaxFragments=2, MaxWords=24, MinWords=8, FragmentDelimiter=\x1e"
 _FRAGMENT_DELIMITER = "\x1e"
 # websearch syntax the user meant: "phrases", -exclusions, or OR; then the query is taken as is.
@@ -66,7 +69,7 @@ _FUSED = {
 fused AS (
     SELECT coalesce(v.id, t.id) AS id, v.rank AS vector_rank, t.rank AS text_rank,
            t.score AS text_score,
-           coalesce(1.0 / (%(k)s + v.rank), 0) + coalesce(1.0 / (%(k)s + t.rank), 0) AS rrf
+           coalesce(%(wv)s / (%(k)s + v.rank), 0) + coalesce(%(wt)s / (%(k)s + t.rank), 0) AS rrf
     FROM vec v FULL JOIN txt t ON t.id = v.id
 )""",
     "vector": """
@@ -139,6 +142,8 @@ class SearchPlan:
     filters: Filters | None = None
     expand: int = 0
     rrf_k: int = DEFAULT_RRF_K
+    vector_weight: float = 1.0
+    text_weight: float = DEFAULT_TEXT_WEIGHT
 
 
 def clean_query(text: str) -> str:
@@ -231,6 +236,8 @@ async def search_hybrid(
         "project_id": project_id,
         "candidates": candidates,
         "k": plan.rrf_k,
+        "wv": plan.vector_weight,
+        "wt": plan.text_weight,
         "threshold": plan.threshold,
         "headline": HEADLINE_OPTIONS,
         "limit": plan.limit,

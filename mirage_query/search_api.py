@@ -54,6 +54,7 @@ def _plan(request: Request, body: SearchRequest) -> SearchPlan:
         filters=body.filters,
         expand=body.expand,
         rrf_k=request.app.state.settings.rrf_k,
+        text_weight=request.app.state.settings.rrf_text_weight,
     )
 
 
@@ -83,6 +84,7 @@ async def batch_search(project: str, data: BatchRequest, request: Request) -> Ba
             filters=q.filters if q.filters is not None else data.filters,
             expand=q.expand if q.expand is not None else data.expand,
             rrf_k=request.app.state.settings.rrf_k,
+            text_weight=request.app.state.settings.rrf_text_weight,
         )
         for q in data.queries
     ]

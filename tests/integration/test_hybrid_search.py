@@ -115,7 +115,7 @@ async def test_hybrid_fuses_both_legs_with_rrf(seeded):
     assert CODE in top["content"]
     s = top["scores"]
     assert s["vector_rank"] and s["text_rank"]
-    assert top["score"] == pytest.approx(1 / (60 + s["vector_rank"]) + 1 / (60 + s["text_rank"]))
+    assert top["score"] == pytest.approx(1 / (60 + s["vector_rank"]) + 0.5 / (60 + s["text_rank"]))
     assert [h["score"] for h in hits] == sorted((h["score"] for h in hits), reverse=True)
 
 
