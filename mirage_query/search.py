@@ -50,18 +50,36 @@ vec AS (
     ) v
 )"""
 
+# When at least `candidates` chunks hold every term of the query, the leg ranks those; else it
+# ranks every chunk holding any term. The gating sub-selects keep PostgreSQL from scanning for
+# the second set when the first is enough (common words can match most of a large project).
 _TEXT_LEG = """
+txt_all AS MATERIALIZED (
+    SELECT c.id, ts_rank_cd(c.tsv, CASE c.lang WHEN 'ru' THEN {q_ru} WHEN 'en' THEN {q_en}
+                                                ELSE {q_simple} END) AS score
+    FROM chunks c
+    WHERE c.index_id = {index_id} AND c.project_id = %(project_id)s {filters}
+      AND ((c.lang = 'ru' AND c.tsv @@ {all_ru}) OR (c.lang = 'en' AND c.tsv @@ {all_en})
+           OR (c.lang NOT IN ('ru', 'en') AND c.tsv @@ {all_simple}))
+    ORDER BY score DESC
+    LIMIT %(candidates)s
+),
+txt_any AS (
+    SELECT c.id, ts_rank_cd(c.tsv, CASE c.lang WHEN 'ru' THEN {q_ru} WHEN 'en' THEN {q_en}
+                                                ELSE {q_simple} END) AS score
+    FROM chunks c
+    WHERE (SELECT count(*) FROM txt_all) < %(candidates)s
+      AND c.index_id = {index_id} AND c.project_id = %(project_id)s {filters}
+      AND ((c.lang = 'ru' AND c.tsv @@ {q_ru}) OR (c.lang = 'en' AND c.tsv @@ {q_en})
+           OR (c.lang NOT IN ('ru', 'en') AND c.tsv @@ {q_simple}))
+    ORDER BY score DESC
+    LIMIT %(candidates)s
+),
 txt AS (
     SELECT id, score, row_number() OVER (ORDER BY score DESC, id) AS rank FROM (
-        SELECT c.id, ts_rank_cd(c.tsv, CASE c.lang WHEN 'ru' THEN {q_ru} WHEN 'en' THEN {q_en}
-                                                    ELSE {q_simple} END) AS score
-        FROM chunks c
-        WHERE c.index_id = {index_id} AND c.project_id = %(project_id)s {filters}
-          AND ((c.lang = 'ru' AND c.tsv @@ {q_ru}) OR (c.lang = 'en' AND c.tsv @@ {q_en})
-               OR (c.lang NOT IN ('ru', 'en') AND c.tsv @@ {q_simple}))
-        ORDER BY score DESC
-        LIMIT %(candidates)s
-    ) t
+        SELECT id, score FROM txt_all WHERE (SELECT count(*) FROM txt_all) >= %(candidates)s
+        UNION ALL SELECT id, score FROM txt_any
+    ) u
 )"""
 
 _FUSED = {
@@ -151,13 +169,17 @@ def clean_query(text: str) -> str:
     return text.replace("\x00", " ").encode("utf-8", "replace").decode("utf-8")
 
 
-def _tsquery(config: str, strict: bool) -> sql.Composable:
-    parsed = sql.SQL("websearch_to_tsquery({}::regconfig, %(text)s)").format(sql.Literal(config))
+def _tsquery(config: str, strict: bool, *, any_term: bool = False) -> sql.Composable:
+    """The query in one configuration: websearch syntax when the user used it, else all terms
+    (or, with `any_term`, any of them: a question is not a conjunction of all its words)."""
+    cfg = sql.Literal(config)
     if strict:
-        return parsed
-    # A question is not a conjunction of all its words: any of its terms may match, and
-    # ts_rank_cd ranks chunks that hold more of them, closer together, first.
-    return sql.SQL("replace(({})::text, ' & ', ' | ')::tsquery").format(parsed)
+        return sql.SQL("websearch_to_tsquery({}::regconfig, %(text)s)").format(cfg)
+    plain = sql.SQL("plainto_tsquery({}::regconfig, %(text)s)").format(cfg)
+    if not any_term:
+        return plain
+    # plainto_tsquery has no negations to flip: only its ANDs become ORs
+    return sql.SQL("replace(({})::text, ' & ', ' | ')::tsquery").format(plain)
 
 
 def _filter_sql(filters: Filters | None) -> tuple[str, dict[str, Any]]:
@@ -181,9 +203,12 @@ def build_search_sql(
         "vtype": index.vector_type(),
         "index_id": sql.Literal(index.id),
         "filters": sql.SQL(filter_clauses),
-        "q_ru": _tsquery("russian", strict),
-        "q_en": _tsquery("english", strict),
-        "q_simple": _tsquery("simple", strict),
+        "q_ru": _tsquery("russian", strict, any_term=True),
+        "q_en": _tsquery("english", strict, any_term=True),
+        "q_simple": _tsquery("simple", strict, any_term=True),
+        "all_ru": _tsquery("russian", strict),
+        "all_en": _tsquery("english", strict),
+        "all_simple": _tsquery("simple", strict),
     }
     legs = {"hybrid": [_VECTOR_LEG, _TEXT_LEG], "vector": [_VECTOR_LEG], "text": [_TEXT_LEG]}
     if mode == "text":

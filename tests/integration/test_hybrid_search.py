@@ -262,6 +262,8 @@ def test_hybrid_statement_uses_the_models_hnsw_index(database_url, local_embedde
         "project_id": "00000000-0000-0000-0000-000000000000",
         "candidates": 40,
         "k": 60,
+        "wv": 1.0,
+        "wt": 0.5,
         "threshold": None,
         "headline": "",
         "limit": 10,
