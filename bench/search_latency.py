@@ -33,9 +33,15 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 CACHE = Path(__file__).resolve().parent / ".cache"
 CORPUS = ROOT.parent / "shared" / "corpus"
-SOURCES = [
-    "tricky/huge-single-paragraph.ru.md",  # Bulgakov, Russian prose
-    "markdown/long/docker-container-run.en.md",  # English technical docs
+SOURCES = [  # Russian and English books and docs of the shared corpus, parsed by miRAGe itself
+    "fb2/bulgakov-zapiski-yunogo-vracha.ru.fb2",
+    "markdown/long/docker-container-run.en.md",
+    "epub/alice-in-wonderland.pg11.epub2.epub",
+    "epub/childrens-literature.epub3.epub",
+    "pdf/with-toc/gnu-coding-standards.en.pdf",
+    "pdf/with-toc/texlive-guide-2021.ru.pdf",
+    "pdf/with-toc/eskdx-manual.ru.pdf",
+    "pdf/no-toc/fhs-3.0.en.pdf",
 ]
 sys.path.insert(0, str(ROOT))
 
@@ -48,18 +54,25 @@ PROJECT = "bench"
 
 
 def corpus_passages(per_source: int) -> list[str]:
-    """~400-character windows of whole sentences from real Russian and English text."""
+    """~400-character windows of whole sentences, spread over each parsed source."""
+    from mirage_pipeline.parsing import parse_document
+
     passages: list[str] = []
     for rel in SOURCES:
-        text = (CORPUS / rel).read_text(encoding="utf-8")
-        text = re.sub(r"```.*?```", " ", text, flags=re.S)
-        sentences = [s.strip() for s in re.split(r"(?<=[.!?])\s+", re.sub(r"\s+", " ", text))]
+        doc = parse_document((CORPUS / rel).read_bytes(), Path(rel).name)
+        text = " ".join(
+            block.text
+            for _, section in doc.root.walk()
+            for block in section.blocks
+            if block.kind not in ("code", "table")
+        )
+        sentences = re.split(r"(?<=[.!?])\s+", re.sub(r"\s+", " ", text))
         window: list[str] = []
         found: list[str] = []
         for sentence in sentences:
-            window.append(sentence)
+            window.append(sentence.strip())
             if sum(len(s) for s in window) > 400:
-                found.append(" ".join(window))
+                found.append(" ".join(window)[:1200])
                 window = []
         step = max(1, len(found) // per_source)
         passages += found[::step][:per_source]
@@ -266,7 +279,7 @@ def ann_recall(url: str, base: str, queries: list[str]) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--chunks", type=int, default=100_000)
-    parser.add_argument("--passages", type=int, default=150, help="per source text")
+    parser.add_argument("--passages", type=int, default=250, help="per source text")
     parser.add_argument("--queries", type=int, default=300)
     parser.add_argument("--mode", default="hybrid", choices=["hybrid", "vector", "text"])
     parser.add_argument(
