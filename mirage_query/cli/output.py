@@ -62,8 +62,9 @@ def where(structure: dict[str, Any]) -> str:
     page = structure.get("page") or structure.get("page_start")
     if page:
         return f" (p. {page})"
-    if structure.get("line_start"):
-        return f" (lines {structure['line_start']}–{structure.get('line_end')})"
+    start, end = structure.get("line_start"), structure.get("line_end")
+    if start:
+        return f" (line {start})" if end in (None, start) else f" (lines {start}–{end})"
     return ""
 
 
@@ -91,15 +92,15 @@ def print_hits(hits: list[dict[str, Any]], *, found_by: bool = False) -> None:
         if hit.get("context"):
             text = " ".join(hit.get("content", "").split())
             text = text if len(text) <= 240 else text[:240].rsplit(" ", 1)[0] + " …"
-            click.echo(click.style(f"     ┆ {citation(hit)}", dim=True))
-            click.echo(click.style(f"     ┆ {text}", dim=True))
+            click.echo(click.style(f"   ┆ {citation(hit)}", dim=True))
+            click.echo(click.style(f"   ┆ {text}", dim=True))
             continue
         rank += 1
         extra = ""
         if found_by and hit.get("queries") is not None:
             extra = "  (queries " + ", ".join(str(q + 1) for q in hit["queries"]) + ")"
         click.echo(
-            click.style(f"{rank:>2}. {citation(hit)}", bold=True) + f"  [{hit['score']:.4f}]{extra}"
+            click.style(f"{rank}. {citation(hit)}", bold=True) + f"  [{hit['score']:.4f}]{extra}"
         )
-        click.echo(f"    {snippet(hit)}")
+        click.echo(f"   {snippet(hit)}")
         click.echo()
