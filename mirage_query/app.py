@@ -27,6 +27,7 @@ from mirage_query.dagster_runs import DagsterRejected, DagsterRuns, DagsterUnava
 from mirage_query.documents_api import DocumentController, ProjectController
 from mirage_query.observability import Metrics, ObservabilityMiddleware, configure_json_logging
 from mirage_query.schemas import Health
+from mirage_query.search import configure_session
 from mirage_query.search_api import batch_search, search
 
 log = logging.getLogger("mirage_query")
@@ -107,6 +108,7 @@ async def metrics(request: Request) -> str:
 
 async def _configure(conn: AsyncConnection) -> None:
     await register_vector_async(conn)
+    await configure_session(conn)
 
 
 def create_app(settings: Settings, *, embedder: Embedder | None = None) -> Litestar:
