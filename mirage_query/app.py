@@ -59,8 +59,9 @@ def readable_validation_error(_: Request, exc: ValidationException) -> Response:
 def database_unavailable(request: Request, exc: Exception) -> Response:
     """The database is down or unreachable: 503 and when to retry; the pool reconnects itself."""
     log.warning("database unavailable: %s", exc, extra={"request_id": _request_id(request)})
+    reason = "busy" if isinstance(exc, PoolTimeout) else "unavailable"
     return Response(
-        {"status_code": 503, "detail": "the database is unavailable; retry shortly"},
+        {"status_code": 503, "detail": f"the database is {reason}; retry shortly"},
         status_code=503,
         headers={"Retry-After": str(RETRY_AFTER_SECONDS)},
     )
