@@ -27,6 +27,7 @@ from mirage_query.dagster_runs import DagsterRejected, DagsterRuns, DagsterUnava
 from mirage_query.documents_api import DocumentController, ProjectController
 from mirage_query.observability import Metrics, ObservabilityMiddleware, configure_json_logging
 from mirage_query.schemas import Health
+from mirage_query.search import configure_session
 from mirage_query.search_api import batch_search, search
 
 log = logging.getLogger("mirage_query")
@@ -58,8 +59,9 @@ def readable_validation_error(_: Request, exc: ValidationException) -> Response:
 def database_unavailable(request: Request, exc: Exception) -> Response:
     """The database is down or unreachable: 503 and when to retry; the pool reconnects itself."""
     log.warning("database unavailable: %s", exc, extra={"request_id": _request_id(request)})
+    reason = "busy" if isinstance(exc, PoolTimeout) else "unavailable"
     return Response(
-        {"status_code": 503, "detail": "the database is unavailable; retry shortly"},
+        {"status_code": 503, "detail": f"the database is {reason}; retry shortly"},
         status_code=503,
         headers={"Retry-After": str(RETRY_AFTER_SECONDS)},
     )
@@ -107,6 +109,7 @@ async def metrics(request: Request) -> str:
 
 async def _configure(conn: AsyncConnection) -> None:
     await register_vector_async(conn)
+    await configure_session(conn)
 
 
 def create_app(settings: Settings, *, embedder: Embedder | None = None) -> Litestar:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import shutil
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Annotated
 from uuid import UUID
 
@@ -14,7 +14,7 @@ from litestar.params import Parameter
 from psycopg import AsyncConnection
 
 from mirage_pipeline.documents_folder import document_key, project_names, scan_documents
-from mirage_pipeline.parsing import file_type_of
+from mirage_pipeline.parsing import PARSERS, file_type_of
 from mirage_query.dagster_runs import DagsterRuns
 from mirage_query.schemas import (
     Accepted,
@@ -51,6 +51,21 @@ GROUP BY p.name ORDER BY p.name
 
 class Conflict(ClientException):
     status_code = 409
+
+
+class Unprocessable(ClientException):
+    status_code = 422
+
+
+def _check_type(path: str) -> None:
+    """A file the indexer has no parser for is refused before it lands in the folder."""
+    suffix = PurePosixPath(path).suffix.lower()
+    if path and suffix not in PARSERS:
+        supported = ", ".join(sorted(PARSERS))
+        raise Unprocessable(
+            detail=f"unsupported file type {suffix or '(none)'!r} for {path!r}; "
+            f"miRAGe indexes {supported}"
+        )
 
 
 def _document(row: tuple) -> DocumentInfo:
@@ -205,6 +220,7 @@ class DocumentController(Controller):
         )
         try:
             path = safe_document_path(received.path_field or received.filename or "")
+            _check_type(path)
         except ClientException:
             received.temp.unlink(missing_ok=True)
             raise

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from uuid import UUID
 
 import anyio
@@ -96,12 +95,13 @@ async def batch_search(project: str, data: BatchRequest, request: Request) -> Ba
         needing, await _embed(request, [plans[i].query for i in needing]), strict=True
     ):
         vectors[i] = vector
-    results = await asyncio.gather(
-        *(
-            _run(request, project_id, plan, vector)
+    state = request.app.state
+    # one pooled connection for the whole batch: eight agents' batches never exhaust the pool
+    async with state.pool.connection() as conn:
+        results = [
+            await search_hybrid(conn, state.index, project_id, plan, vector)
             for plan, vector in zip(plans, vectors, strict=True)
-        )
-    )
+        ]
     return BatchResponse(
         results=list(results), union=fuse(results, request.app.state.settings.rrf_k)
     )

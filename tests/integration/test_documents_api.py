@@ -154,6 +154,14 @@ async def test_uploads_over_the_limit_are_413_and_leave_nothing(api):
     assert response.status_code == 413
 
 
+async def test_unsupported_file_types_are_422(api):
+    client, docs, _ = api
+    response = await upload(client, "library", "table.xlsx", b"PK\x03\x04")
+    assert response.status_code == 422, response.text
+    assert "unsupported file type '.xlsx'" in response.json()["detail"]
+    assert sorted(p.name for p in (docs / "library").iterdir()) == ["guide.md"]
+
+
 async def test_bad_multipart_bodies_are_400(api):
     client, _, _ = api
     no_file = await client.post(
