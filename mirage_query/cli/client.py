@@ -61,20 +61,33 @@ def read_config(path: Path) -> dict[str, Any]:
 
 
 def resolve_project(project: str | None, start: Path | None = None) -> str:
-    """`--project` if given, else `project_id` from the nearest `.mirage.yaml`."""
+    """`--project` if given, else `project_id` from the nearest `.mirage.yaml` that has one.
+
+    A `.mirage.yaml` without `project_id` (say, a documents folder's indexing policy) is passed
+    over on the way up.
+    """
     if project:
         return project
-    path = find_config(start)
-    if path is None:
+    here = (start or Path.cwd()).resolve()
+    passed: list[Path] = []
+    for folder in (here, *here.parents):
+        candidate = folder / CONFIG_FILE
+        if not candidate.is_file():
+            continue
+        value = read_config(candidate).get("project_id")
+        if value and isinstance(value, str | int):
+            return str(value)
+        passed.append(candidate)
+    if passed:
         raise CliError(
-            f"no project given and no {CONFIG_FILE} in {Path.cwd()} or its parents: "
-            "pass --project NAME, or run `mirage init NAME` here",
+            f"{passed[0]} has no `project_id`: add `project_id: NAME`, or pass --project NAME",
             USAGE,
         )
-    value = read_config(path).get("project_id")
-    if not value or not isinstance(value, str | int):
-        raise CliError(f"{path} has no `project_id`: add `project_id: NAME`", USAGE)
-    return str(value)
+    raise CliError(
+        f"no project given and no {CONFIG_FILE} in {here} or its parents: "
+        "pass --project NAME, or run `mirage init NAME` here",
+        USAGE,
+    )
 
 
 def project_option(func):

@@ -127,6 +127,9 @@ def test_project_comes_from_the_nearest_mirage_yaml(tmp_path, monkeypatch) -> No
     assert resolve_project("given") == "given"
     (tmp_path / "a" / ".mirage.yaml").write_text("project_id: inner\nother: kept\n")
     assert resolve_project(None) == "inner"
+    # a .mirage.yaml without project_id (a documents folder's indexing policy) is passed over
+    (deep / ".mirage.yaml").write_text("indexing:\n  markdown:\n    preset: rag-indexing-v0.1\n")
+    assert resolve_project(None) == "inner"
 
 
 def test_missing_or_broken_mirage_yaml_is_a_usage_error(tmp_path, monkeypatch) -> None:
@@ -135,7 +138,7 @@ def test_missing_or_broken_mirage_yaml_is_a_usage_error(tmp_path, monkeypatch) -
         resolve_project(None, start=tmp_path)
     assert missing.value.exit_code == 2 and "mirage init" in missing.value.message
     (tmp_path / ".mirage.yaml").write_text("name: x\n")
-    with pytest.raises(CliError, match="no `project_id`"):
+    with pytest.raises(CliError, match="has no `project_id`"):
         resolve_project(None)
     (tmp_path / ".mirage.yaml").write_text("[unclosed\n")
     with pytest.raises(CliError, match="cannot read"):
