@@ -114,10 +114,18 @@ def print_json(data: Any) -> None:
 class Api:
     """One miRAGe service: `MIRAGE_API_URL`, the key from `MIRAGE_API_KEY` or the key file."""
 
-    def __init__(self, url: str, key: str | None, *, key_from_file: bool = False) -> None:
+    def __init__(
+        self,
+        url: str,
+        key: str | None,
+        *,
+        key_from_file: bool = False,
+        key_file: Path | None = None,
+    ) -> None:
         self.url = url.rstrip("/")
         self.key = key
         self.key_from_file = key_from_file
+        self.key_file = key_file  # where a local key was looked for
         headers = {"X-API-Key": key} if key else {}
         self.http = httpx.Client(
             base_url=self.url, headers=headers, timeout=httpx.Timeout(120, connect=5)
@@ -133,7 +141,12 @@ class Api:
                 key = settings.api_key_file.read_text(encoding="utf-8").strip()
             except OSError:
                 key = ""
-            return cls(settings.api_url, key or None, key_from_file=bool(key))
+            return cls(
+                settings.api_url,
+                key or None,
+                key_from_file=bool(key),
+                key_file=settings.api_key_file,
+            )
         return cls(settings.api_url, None)
 
     def request(self, method: str, path: str, **kwargs: Any) -> Any:
@@ -164,11 +177,11 @@ class Api:
         code = response.status_code
         if code in (401, 403):
             if self.key is None:
-                hint = "set MIRAGE_API_KEY" + (
-                    ""
-                    if is_local(self.url)
-                    else " (the local key file is never sent to a remote host)"
-                )
+                hint = "set MIRAGE_API_KEY"
+                if not is_local(self.url):
+                    hint += " (the local key file is never sent to a remote host)"
+                elif self.key_file:
+                    hint += f" or MIRAGE_HOME (no key in {self.key_file})"
                 return CliError(f"miRAGe at {self.url} needs an API key: {hint}", AUTH_FAILED)
             source = "$MIRAGE_HOME/api-key" if self.key_from_file else "MIRAGE_API_KEY"
             return CliError(
