@@ -83,24 +83,36 @@ def snippet(hit: dict[str, Any], width: int = 240) -> str:
 
 
 def print_hits(hits: list[dict[str, Any]], *, found_by: bool = False) -> None:
-    """Numbered hits with citations and snippets; `expand` neighbours indented under them."""
+    """Numbered hits with citations and snippets; `expand` neighbours dimmed around their hit."""
     if not hits:
         click.echo("no results")
         return
     rank = 0
+    shown: int | None = None  # the chunk_id of the last hit printed
+    before: list[dict[str, Any]] = []  # neighbours the API puts ahead of their hit
     for hit in hits:
         if hit.get("context"):
-            text = " ".join(hit.get("content", "").split())
-            text = text if len(text) <= 240 else text[:240].rsplit(" ", 1)[0] + " …"
-            click.echo(click.style(f"   ┆ {citation(hit)}", dim=True))
-            click.echo(click.style(f"   ┆ {text}", dim=True))
+            if shown is not None and hit.get("context_for") == shown:
+                _context(hit)
+            else:
+                before.append(hit)
             continue
         rank += 1
+        shown = hit.get("chunk_id")
         extra = ""
         if found_by and hit.get("queries") is not None:
             extra = "  (queries " + ", ".join(str(q + 1) for q in hit["queries"]) + ")"
-        click.echo(
-            click.style(f"{rank}. {citation(hit)}", bold=True) + f"  [{hit['score']:.4f}]{extra}"
-        )
+        if rank > 1:
+            click.echo()
+        head = click.style(f"{rank}. {citation(hit)}", bold=True)
+        click.echo(f"{head}  [{hit['score']:.4f}]{extra}")
+        for neighbour in before:
+            _context(neighbour)
+        before = []
         click.echo(f"   {snippet(hit)}")
-        click.echo()
+
+
+def _context(hit: dict[str, Any]) -> None:
+    text = " ".join(hit.get("content", "").split())
+    text = text if len(text) <= 240 else text[:240].rsplit(" ", 1)[0] + " …"
+    click.echo(click.style(f"   ┆ {text}", dim=True))
