@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import shlex
 import socket
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -252,3 +255,17 @@ def test_exit_2_on_usage_errors(tmp_path) -> None:
         assert result.exit_code == 2, (args, result.output)
     bad = runner.invoke(cli, ["projects", "list"], env={"MIRAGE_API_URL": "ftp://x"})
     assert bad.exit_code == 2 and "MIRAGE_API_URL" in bad.output
+
+
+def test_the_process_exit_code_is_the_documented_one(tmp_path) -> None:
+    env = {**os.environ, "MIRAGE_API_URL": f"http://127.0.0.1:{free_port()}/api/v1"}
+    done = subprocess.run(
+        [sys.executable, "-m", "mirage_query", "projects", "list"],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 4
+    assert "is `mirage up` running?" in done.stderr and done.stdout == ""
