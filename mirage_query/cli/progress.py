@@ -14,6 +14,11 @@ from mirage_query.cli.client import Api
 STEPS = {"pending": 1, "indexing": 2, "ready": 4, "error": 4}
 BAR = 20
 POLL_SECONDS = 1.0
+HINT_AFTER_SECONDS = 60.0
+HINT = (
+    "still pending after {s:.0f} s: is the pipeline running? "
+    "(`mirage up` runs the Dagster daemon whose sensor picks uploads up)"
+)
 
 
 def bar_line(name: str, doc: dict[str, Any], elapsed: float, width: int) -> str:
@@ -51,6 +56,7 @@ def wait_for_documents(
     seen: dict[str, str] = {}
     start = time.monotonic()
     drawn = False
+    hinted = False
     while True:
         for doc_id in order:
             if docs[doc_id].get("status") not in ("ready", "error"):
@@ -71,6 +77,10 @@ def wait_for_documents(
                     click.echo(
                         bar_line(docs[doc_id]["filename"], docs[doc_id], elapsed, width), err=True
                     )
+        stuck = all(docs[d]["status"] == "pending" for d in order)
+        if stuck and not (hinted or quiet) and elapsed >= HINT_AFTER_SECONDS:
+            click.echo(HINT.format(s=elapsed), err=True)
+            hinted, drawn = True, False  # the bars start again below the hint
         done = all(docs[d]["status"] in ("ready", "error") for d in order)
         if done or elapsed >= timeout:
             return [docs[d] for d in order]

@@ -190,3 +190,14 @@ def test_project_comes_from_mirage_yaml(service, tmp_path, monkeypatch):
     listed = run(["documents", "list", "--json"], url)
     assert listed.exit_code == 0, listed.output
     assert [d["filename"] for d in json.loads(listed.output)] == ["books/guide.md"]
+
+
+def test_wait_without_a_pipeline_hints_and_times_out(service, tmp_path, monkeypatch):
+    url, _ = service
+    monkeypatch.setattr("mirage_query.cli.progress.HINT_AFTER_SECONDS", 0.0)
+    note = tmp_path / "n.md"
+    note.write_text("# N\n\nnothing indexes this\n")
+    result = run(["documents", "add", "-p", "library", str(note), "--wait", "--timeout", "2"], url)
+    assert result.exit_code == 1
+    assert "is the pipeline running?" in result.stderr
+    assert "n.md: still pending after 2 s" in result.stderr
