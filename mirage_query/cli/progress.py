@@ -28,7 +28,8 @@ def bar_line(name: str, doc: dict[str, Any], elapsed: float, width: int) -> str:
     bar = "#" * filled + "-" * (BAR - filled)
     tail = f"{status:<8} {elapsed:4.0f}s"
     if status == "ready":
-        tail += f"  {doc.get('chunk_count', 0)} chunks"
+        count = doc.get("chunk_count", 0)
+        tail += f"  {count} chunk{'' if count == 1 else 's'}"
     elif status == "error":
         tail += f"  {doc.get('error') or ''}"
     colour = {"ready": "green", "error": "red"}.get(status)

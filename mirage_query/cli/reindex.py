@@ -32,4 +32,6 @@ def reindex(project: str | None, doc: str | None, as_json: bool) -> None:
         click.echo(f"nothing to re-index in {project}")
         return
     table(["DOCUMENT", "RUN ID"], [[r["partition"], r["run_id"]] for r in runs])
-    click.echo(f"\n{len(runs)} run(s) launched; follow them in the Dagster UI")
+    click.echo(
+        f"\n{len(runs)} run{'' if len(runs) == 1 else 's'} launched; follow them in the Dagster UI"
+    )

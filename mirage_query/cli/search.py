@@ -99,6 +99,8 @@ def search(
         return
     for i, (query, hits) in enumerate(zip(queries, answer["results"], strict=True), 1):
         found = sum(1 for h in hits if not h.get("context"))
-        click.echo(click.style(f"Q{i}: {query}", bold=True) + f"  ({found} hits)")
+        click.echo(
+            click.style(f"Q{i}: {query}", bold=True) + f"  ({found} hit{'' if found == 1 else 's'})"
+        )
     click.echo()
     print_hits(answer["union"], found_by=True)

@@ -40,7 +40,7 @@ def test_reindex_prints_run_ids_and_the_run_indexes(
         assert header.split() == ["DOCUMENT", "RUN", "ID"]
         assert row.split()[0] == "garden/bees.md"
         assert re.fullmatch(r"[0-9a-f-]{36}", row.split()[1]), row
-        assert "1 run(s) launched" in one.output
+        assert "1 run launched" in one.output
 
         # wait through the same code path as `add --wait`
         (final,) = wait_for_documents(
