@@ -37,6 +37,10 @@ class Settings:
     api_url: str = DEFAULT_API_URL
     max_concurrent_runs: int = 2
     embed_concurrency: int = 1  # embedding steps at once, across all runs (a Dagster pool)
+    dagster_url: str = "http://localhost:3000"
+    max_upload_bytes: int = 200 * 1024 * 1024
+    rrf_k: int = 60
+    rrf_text_weight: float = 0.5
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -60,6 +64,18 @@ class Settings:
             ),
             embed_concurrency=_positive_int(
                 "MIRAGE_EMBED_CONCURRENCY", env.get("MIRAGE_EMBED_CONCURRENCY"), 1
+            ),
+            dagster_url=_http_url(
+                "MIRAGE_DAGSTER_URL",
+                env.get("MIRAGE_DAGSTER_URL")
+                or f"http://localhost:{env.get('MIRAGE_DAGSTER_PORT') or 3000}",
+            ),
+            max_upload_bytes=1024
+            * 1024
+            * _positive_int("MIRAGE_MAX_UPLOAD_MB", env.get("MIRAGE_MAX_UPLOAD_MB"), 200),
+            rrf_k=_positive_int("MIRAGE_RRF_K", env.get("MIRAGE_RRF_K"), 60),
+            rrf_text_weight=_weight(
+                "MIRAGE_RRF_TEXT_WEIGHT", env.get("MIRAGE_RRF_TEXT_WEIGHT"), 0.5
             ),
         )
 
@@ -128,6 +144,18 @@ def _positive_int(name: str, raw: str | None, default: int) -> int:
         raise SettingsError(f"{name}={raw!r} is not a whole number") from None
     if value < 1:
         raise SettingsError(f"{name}={raw!r} must be at least 1")
+    return value
+
+
+def _weight(name: str, raw: str | None, default: float) -> float:
+    if raw is None or raw == "":
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        raise SettingsError(f"{name}={raw!r} is not a number") from None
+    if not 0.0 <= value <= 10.0:
+        raise SettingsError(f"{name}={raw!r} must be between 0 and 10")
     return value
 
 

@@ -1,14 +1,32 @@
-"""The search SQL, shared by the HTTP handlers and anything else that searches."""
+"""The search SQL, shared by the HTTP handlers and anything else that searches.
+
+Hybrid search is one statement: vector candidates from the model's partial HNSW index, full-text
+candidates from the chunk `tsvector` in the chunk's own language configuration, fused with
+weighted Reciprocal Rank Fusion (score = Σ weight / (k + rank)).
+"""
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass
+from typing import Any
 from uuid import UUID
 
 import numpy as np
 from psycopg import AsyncConnection, sql
 
 from mirage_pipeline.store.schema import EmbeddingIndex
-from mirage_query.schemas import DocumentRef, SearchResult
+from mirage_query.schemas import DocumentRef, Filters, Scores, SearchResult
+
+DEFAULT_RRF_K = 60
+EF_SEARCH = 400  # HNSW search list: recall@10 0.98 at 100 000 chunks (bench/search_latency.py)
+# The full-text leg counts half as much as the vector leg in the fusion: chosen on the tuning
+# half of eval/questions.json, it also wins on the held-out half (notes: /work/notes/issue-5.md).
+DEFAULT_TEXT_WEIGHT = 0.5
+HEADLINE_OPTIONS = "MaxFragments=2, MaxWords=24, MinWords=8, FragmentDelimiter=\x1e"
+_FRAGMENT_DELIMITER = "\x1e"
+# websearch syntax the user meant: "phrases", -exclusions, or OR; then the query is taken as is.
+_STRICT_SYNTAX = re.compile(r'"|(^|\s)-\w|\sor\s', re.IGNORECASE)
 
 # The index id and dimension are literals, not parameters: the planner must see
 # `index_id = <id>` and `embedding::vector(<d>)` to use that model's partial HNSW index.
@@ -22,6 +40,211 @@ ORDER BY c.embedding::{vtype} <=> %(q)s::{vtype}
 LIMIT %(limit)s
 """)
 
+_VECTOR_LEG = """
+vec AS (
+    SELECT id, row_number() OVER (ORDER BY dist, id) AS rank FROM (
+        SELECT c.id, c.embedding::{vtype} <=> %(q)s::{vtype} AS dist
+        FROM chunks c
+        WHERE c.index_id = {index_id} AND c.project_id = %(project_id)s {filters}
+        ORDER BY c.embedding::{vtype} <=> %(q)s::{vtype}
+        LIMIT %(candidates)s
+    ) v
+)"""
+
+# When at least `candidates` chunks hold every term of the query, the leg ranks those; else it
+# ranks every chunk holding any term. The gating sub-selects keep PostgreSQL from scanning for
+# the second set when the first is enough (common words can match most of a large project).
+_TEXT_LEG = """
+txt_all AS MATERIALIZED (
+    SELECT c.id, ts_rank_cd(c.tsv, CASE c.lang WHEN 'ru' THEN {q_ru} WHEN 'en' THEN {q_en}
+                                                ELSE {q_simple} END) AS score
+    FROM chunks c
+    WHERE c.index_id = {index_id} AND c.project_id = %(project_id)s {filters}
+      AND ((c.lang = 'ru' AND c.tsv @@ {all_ru}) OR (c.lang = 'en' AND c.tsv @@ {all_en})
+           OR (c.lang NOT IN ('ru', 'en') AND c.tsv @@ {all_simple}))
+    ORDER BY score DESC
+    LIMIT %(candidates)s
+),
+txt_any AS (
+    SELECT c.id, ts_rank_cd(c.tsv, CASE c.lang WHEN 'ru' THEN {q_ru} WHEN 'en' THEN {q_en}
+                                                ELSE {q_simple} END) AS score
+    FROM chunks c
+    WHERE (SELECT count(*) FROM txt_all) < %(candidates)s
+      AND c.index_id = {index_id} AND c.project_id = %(project_id)s {filters}
+      AND ((c.lang = 'ru' AND c.tsv @@ {q_ru}) OR (c.lang = 'en' AND c.tsv @@ {q_en})
+           OR (c.lang NOT IN ('ru', 'en') AND c.tsv @@ {q_simple}))
+    ORDER BY score DESC
+    LIMIT %(candidates)s
+),
+txt AS (
+    SELECT id, score, row_number() OVER (ORDER BY score DESC, id) AS rank FROM (
+        SELECT id, score FROM txt_all WHERE (SELECT count(*) FROM txt_all) >= %(candidates)s
+        UNION ALL SELECT id, score FROM txt_any
+    ) u
+)"""
+
+_FUSED = {
+    "hybrid": """
+fused AS (
+    SELECT coalesce(v.id, t.id) AS id, v.rank AS vector_rank, t.rank AS text_rank,
+           t.score AS text_score,
+           coalesce(%(wv)s / (%(k)s + v.rank), 0) + coalesce(%(wt)s / (%(k)s + t.rank), 0) AS rrf
+    FROM vec v FULL JOIN txt t ON t.id = v.id
+)""",
+    "vector": """
+fused AS (
+    SELECT id, rank AS vector_rank, NULL::bigint AS text_rank, NULL::real AS text_score,
+           1.0 / (%(k)s + rank) AS rrf
+    FROM vec
+)""",
+    "text": """
+fused AS (
+    SELECT id, NULL::bigint AS vector_rank, rank AS text_rank, score AS text_score,
+           1.0 / (%(k)s + rank) AS rrf
+    FROM txt
+)""",
+}
+
+_FINAL = """
+SELECT c.id, c.content, {score} AS score, {similarity} AS similarity, f.text_score,
+       f.vector_rank, f.text_rank, c.structure,
+       CASE WHEN f.text_rank IS NULL THEN NULL ELSE
+           ts_headline(CASE c.lang WHEN 'ru' THEN 'russian'::regconfig
+                                   WHEN 'en' THEN 'english'::regconfig
+                                   ELSE 'simple'::regconfig END,
+                       c.content,
+                       CASE c.lang WHEN 'ru' THEN {q_ru} WHEN 'en' THEN {q_en}
+                                   ELSE {q_simple} END,
+                       %(headline)s) END AS headline,
+       d.id, d.path, d.metadata ->> 'title'
+FROM fused f
+JOIN chunks c ON c.id = f.id
+JOIN documents d ON d.id = c.document_id
+WHERE {threshold}
+ORDER BY {score} DESC, c.id
+LIMIT %(limit)s
+"""
+
+_FILTERS = {
+    "documents": " AND c.document_id IN (SELECT id FROM documents WHERE project_id ="
+    " %(project_id)s AND (id::text = ANY(%(f_documents)s) OR path = ANY(%(f_documents)s)))",
+    "file_types": " AND c.document_id IN (SELECT id FROM documents WHERE project_id ="
+    " %(project_id)s AND file_type = ANY(%(f_file_types)s))",
+    "tags": " AND (c.metadata -> 'tags') ?| %(f_tags)s",
+    "types": " AND (c.metadata ->> 'type') = ANY(%(f_types)s)",
+}
+
+_NEIGHBOURS = sql.SQL("""
+SELECT h.id, c.id, c.position - h.position, c.content, c.structure,
+       d.id, d.path, d.metadata ->> 'title'
+FROM chunks h
+JOIN chunks c ON c.document_id = h.document_id AND c.index_id = h.index_id
+             AND c.position BETWEEN h.position - %(n)s AND h.position + %(n)s
+             AND c.position <> h.position
+             AND coalesce(c.structure -> 'heading_path', c.structure -> 'section')
+                 IS NOT DISTINCT FROM
+                 coalesce(h.structure -> 'heading_path', h.structure -> 'section')
+JOIN documents d ON d.id = c.document_id
+WHERE h.id = ANY(%(ids)s) AND h.project_id = %(project_id)s AND c.index_id = {index_id}
+ORDER BY h.id, c.position
+""")
+
+
+@dataclass(frozen=True)
+class SearchPlan:
+    """What one search asks for, after the request was validated."""
+
+    query: str
+    limit: int = 10
+    mode: str = "hybrid"
+    threshold: float | None = None
+    filters: Filters | None = None
+    expand: int = 0
+    rrf_k: int = DEFAULT_RRF_K
+    vector_weight: float = 1.0
+    text_weight: float = DEFAULT_TEXT_WEIGHT
+
+
+def clean_query(text: str) -> str:
+    """The query as PostgreSQL accepts it: no NUL bytes, no lone surrogates."""
+    return text.replace("\x00", " ").encode("utf-8", "replace").decode("utf-8")
+
+
+def _tsquery(config: str, strict: bool, *, any_term: bool = False) -> sql.Composable:
+    """The query in one configuration: websearch syntax when the user used it, else all terms
+    (or, with `any_term`, any of them: a question is not a conjunction of all its words)."""
+    cfg = sql.Literal(config)
+    if strict:
+        return sql.SQL("websearch_to_tsquery({}::regconfig, %(text)s)").format(cfg)
+    plain = sql.SQL("plainto_tsquery({}::regconfig, %(text)s)").format(cfg)
+    if not any_term:
+        return plain
+    # plainto_tsquery has no negations to flip: only its ANDs become ORs
+    return sql.SQL("replace(({})::text, ' & ', ' | ')::tsquery").format(plain)
+
+
+def _filter_sql(filters: Filters | None) -> tuple[str, dict[str, Any]]:
+    if filters is None:
+        return "", {}
+    clauses, params = [], {}
+    for key, clause in _FILTERS.items():
+        values = getattr(filters, key)
+        if values is not None:
+            clauses.append(clause)
+            params[f"f_{key}"] = list(values)
+    return "".join(clauses), params
+
+
+def build_search_sql(
+    index: EmbeddingIndex, mode: str, filters: Filters | None, *, strict: bool = False
+) -> tuple[sql.Composed, dict[str, Any]]:
+    """The statement for `mode` and the filter parameters it needs."""
+    filter_clauses, params = _filter_sql(filters)
+    parts = {
+        "vtype": index.vector_type(),
+        "index_id": sql.Literal(index.id),
+        "filters": sql.SQL(filter_clauses),
+        "q_ru": _tsquery("russian", strict, any_term=True),
+        "q_en": _tsquery("english", strict, any_term=True),
+        "q_simple": _tsquery("simple", strict, any_term=True),
+        "all_ru": _tsquery("russian", strict),
+        "all_en": _tsquery("english", strict),
+        "all_simple": _tsquery("simple", strict),
+    }
+    legs = {"hybrid": [_VECTOR_LEG, _TEXT_LEG], "vector": [_VECTOR_LEG], "text": [_TEXT_LEG]}
+    if mode == "text":
+        similarity = "NULL::float8"
+        threshold = "true"
+    else:
+        similarity = "1 - (c.embedding::{vtype} <=> %(q)s::{vtype})"
+        threshold = f"(%(threshold)s::float8 IS NULL OR {similarity} >= %(threshold)s::float8)"
+    score = {"hybrid": "f.rrf", "vector": similarity, "text": "f.text_score"}[mode]
+    text = (
+        "WITH "
+        + ",".join([*legs[mode], _FUSED[mode]])
+        + _FINAL.format(score=score, similarity=similarity, threshold=threshold, **_KEEP)
+    )
+    return sql.SQL(text).format(**parts), params
+
+
+# placeholders _FINAL keeps for the second (psycopg) formatting pass
+_KEEP = {k: "{" + k + "}" for k in ("q_ru", "q_en", "q_simple", "vtype")}
+
+
+def _highlights(headline: str | None) -> list[str]:
+    if not headline:
+        return []
+    fragments = (f.strip() for f in headline.split(_FRAGMENT_DELIMITER))
+    return [f for f in fragments if "<b>" in f]
+
+
+async def configure_session(conn: AsyncConnection) -> None:
+    """Per connection: iterative index scans keep project and tag filters from starving the
+    vector candidates; the search list is wide enough for the recall the bench measures."""
+    await conn.execute("SET hnsw.iterative_scan = relaxed_order")
+    await conn.execute(f"SET hnsw.ef_search = {EF_SEARCH}")
+    await conn.commit()
+
 
 async def find_project_id(conn: AsyncConnection, name: str) -> UUID | None:
     cur = await conn.execute("SELECT id FROM projects WHERE name = %s", (name,))
@@ -29,36 +252,91 @@ async def find_project_id(conn: AsyncConnection, name: str) -> UUID | None:
     return row[0] if row else None
 
 
-async def search_vector(
+async def search_hybrid(
     conn: AsyncConnection,
     index: EmbeddingIndex,
     project_id: UUID,
-    query_vector: np.ndarray,
-    *,
-    limit: int,
-    threshold: float | None = None,
+    plan: SearchPlan,
+    query_vector: np.ndarray | None,
 ) -> list[SearchResult]:
-    """Nearest chunks of one project in `index` by cosine similarity, best first."""
-    query = _VECTOR_SEARCH.format(vtype=index.vector_type(), index_id=sql.Literal(index.id))
+    """The best chunks of one project for `plan`, best first, with neighbours if asked."""
+    text = clean_query(plan.query)
+    strict = bool(_STRICT_SYNTAX.search(text))
+    statement, params = build_search_sql(index, plan.mode, plan.filters, strict=strict)
+    candidates = max(40, 2 * plan.limit)
+    params |= {
+        "q": query_vector,
+        "text": text,
+        "project_id": project_id,
+        "candidates": candidates,
+        "k": plan.rrf_k,
+        "wv": plan.vector_weight,
+        "wt": plan.text_weight,
+        "threshold": plan.threshold,
+        "headline": HEADLINE_OPTIONS,
+        "limit": plan.limit,
+    }
     async with conn.transaction():
-        # Iterative index scans keep the project filter from starving the result list.
-        await conn.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
-        await conn.execute(f"SET LOCAL hnsw.ef_search = {max(40, 2 * limit)}")
-        cur = await conn.execute(
-            query, {"q": query_vector, "project_id": project_id, "limit": limit}
-        )
+        # The pool sets iterative scans and EF_SEARCH on each connection (configure_session);
+        # only a larger candidate list needs a larger search list.
+        if candidates > EF_SEARCH:
+            await conn.execute(f"SET LOCAL hnsw.ef_search = {int(candidates)}")
+        cur = await conn.execute(statement, params)
         rows = await cur.fetchall()
-    results = [
-        SearchResult(
-            chunk_id=row[0],
-            content=row[1],
-            score=round(float(row[2]), 6),
-            structure=row[3],
-            document=DocumentRef(id=str(row[4]), filename=row[5], title=row[6]),
+        hits = [
+            SearchResult(
+                chunk_id=row[0],
+                content=row[1],
+                score=round(float(row[2]), 8),
+                scores=Scores(
+                    vector=None if row[3] is None else round(float(row[3]), 8),
+                    text=None if row[4] is None else round(float(row[4]), 8),
+                    vector_rank=row[5],
+                    text_rank=row[6],
+                ),
+                structure=row[7],
+                highlights=_highlights(row[8]),
+                document=DocumentRef(id=str(row[9]), filename=row[10], title=row[11]),
+            )
+            for row in rows
+        ]
+        if plan.expand and hits:
+            return await _with_neighbours(conn, index, project_id, hits, plan.expand)
+    return hits
+
+
+async def _with_neighbours(
+    conn: AsyncConnection,
+    index: EmbeddingIndex,
+    project_id: UUID,
+    hits: list[SearchResult],
+    n: int,
+) -> list[SearchResult]:
+    """Each hit with up to `n` chunks of its section before and after it, marked as context."""
+    query = _NEIGHBOURS.format(index_id=sql.Literal(index.id))
+    cur = await conn.execute(
+        query, {"ids": [h.chunk_id for h in hits], "project_id": project_id, "n": n}
+    )
+    around: dict[int, list[tuple[int, SearchResult]]] = {}
+    for hit_id, chunk_id, offset, content, structure, doc_id, path, title in await cur.fetchall():
+        neighbour = SearchResult(
+            chunk_id=chunk_id,
+            content=content,
+            score=0.0,
+            scores=Scores(),
+            structure=structure,
+            highlights=[],
+            document=DocumentRef(id=str(doc_id), filename=path, title=title),
+            context=True,
+            context_for=hit_id,
         )
-        for row in rows
-        if threshold is None or row[2] >= threshold
-    ]
-    # relaxed_order may return near-ties slightly out of order
-    results.sort(key=lambda r: r.score, reverse=True)
-    return results
+        around.setdefault(hit_id, []).append((offset, neighbour))
+    seen = {h.chunk_id for h in hits}
+    out: list[SearchResult] = []
+    for hit in hits:
+        neighbours = [(o, c) for o, c in around.get(hit.chunk_id, []) if c.chunk_id not in seen]
+        seen.update(c.chunk_id for _, c in neighbours)
+        out.extend(c for o, c in neighbours if o < 0)
+        out.append(hit)
+        out.extend(c for o, c in neighbours if o > 0)
+    return out

@@ -1,0 +1,297 @@
+"""Projects and documents over HTTP. Writes go through the documents folder; Dagster indexes."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path, PurePosixPath
+from typing import Annotated
+from uuid import UUID
+
+import anyio
+from litestar import Controller, Request, delete, get, post
+from litestar.exceptions import ClientException, NotFoundException
+from litestar.params import Parameter
+from psycopg import AsyncConnection
+
+from mirage_pipeline.documents_folder import document_key, project_names, scan_documents
+from mirage_pipeline.parsing import PARSERS, file_type_of
+from mirage_query.dagster_runs import DagsterRuns
+from mirage_query.schemas import (
+    Accepted,
+    ChunkInfo,
+    ChunkPage,
+    Deleted,
+    DocumentInfo,
+    ProjectCreate,
+    ProjectInfo,
+    RunLaunched,
+    Runs,
+)
+from mirage_query.uploads import (
+    PayloadTooLarge,
+    check_project_name,
+    place_file,
+    receive_upload,
+    safe_document_path,
+)
+
+_DOCUMENT_COLUMNS = (
+    "id, path, file_type, status, error_message, chunk_count, size_bytes, indexed_at,"
+    " updated_at, metadata ->> 'title'"
+)
+_PROJECTS = """
+SELECT p.name, count(d.id), coalesce(sum(d.chunk_count), 0),
+       count(d.id) FILTER (WHERE d.status = 'ready'),
+       count(d.id) FILTER (WHERE d.status IN ('pending', 'indexing')),
+       count(d.id) FILTER (WHERE d.status = 'error')
+FROM projects p LEFT JOIN documents d ON d.project_id = p.id
+GROUP BY p.name ORDER BY p.name
+"""
+
+
+class Conflict(ClientException):
+    status_code = 409
+
+
+class Unprocessable(ClientException):
+    status_code = 422
+
+
+def _check_type(path: str) -> None:
+    """A file the indexer has no parser for is refused before it lands in the folder."""
+    suffix = PurePosixPath(path).suffix.lower()
+    if path and suffix not in PARSERS:
+        supported = ", ".join(sorted(PARSERS))
+        raise Unprocessable(
+            detail=f"unsupported file type {suffix or '(none)'!r} for {path!r}; "
+            f"miRAGe indexes {supported}"
+        )
+
+
+def _document(row: tuple) -> DocumentInfo:
+    return DocumentInfo(
+        id=str(row[0]),
+        filename=row[1],
+        file_type=row[2],
+        status=row[3],
+        error=row[4],
+        chunk_count=row[5],
+        size_bytes=row[6],
+        indexed_at=row[7],
+        updated_at=row[8],
+        title=row[9],
+    )
+
+
+def _documents_dir(request: Request) -> Path:
+    return request.app.state.settings.documents_dir
+
+
+async def _project_id(conn: AsyncConnection, name: str) -> UUID | None:
+    row = await (await conn.execute("SELECT id FROM projects WHERE name = %s", (name,))).fetchone()
+    return row[0] if row else None
+
+
+async def _require_document(conn: AsyncConnection, project: str, document_id: str) -> tuple:
+    try:
+        doc_uuid = UUID(document_id)
+    except ValueError:
+        raise NotFoundException(detail=f"document {document_id!r} not found") from None
+    row = await (
+        await conn.execute(
+            f"SELECT {_DOCUMENT_COLUMNS} FROM documents WHERE id = %s AND project_id ="
+            " (SELECT id FROM projects WHERE name = %s)",
+            (doc_uuid, project),
+        )
+    ).fetchone()
+    if row is None:
+        raise NotFoundException(detail=f"document {document_id} not found in project {project!r}")
+    return row
+
+
+async def _launch(request: Request, keys: list[tuple[str | None, str]]) -> Runs:
+    runs: DagsterRuns = request.app.state.dagster
+    launched = await runs.launch([key for _, key in keys])
+    ids = dict((key, doc) for doc, key in keys)
+    return Runs(runs=[RunLaunched(document_id=ids[k], partition=k, run_id=r) for k, r in launched])
+
+
+class ProjectController(Controller):
+    path = "/projects"
+
+    @get("/", summary="Projects: folders and indexed ones, with document counts")
+    async def list_projects(self, request: Request) -> list[ProjectInfo]:
+        async with request.app.state.pool.connection() as conn:
+            rows = await (await conn.execute(_PROJECTS)).fetchall()
+        found = {row[0]: ProjectInfo(*row) for row in rows}
+        for name in await anyio.to_thread.run_sync(project_names, _documents_dir(request)):
+            found.setdefault(name, ProjectInfo(name=name))
+        return [found[name] for name in sorted(found)]
+
+    @post("/", status_code=201, summary="Create a project (its folder)")
+    async def create_project(self, data: ProjectCreate, request: Request) -> ProjectInfo:
+        folder = _documents_dir(request) / data.name
+        async with request.app.state.pool.connection() as conn:
+            if folder.exists() or await _project_id(conn, data.name):
+                raise Conflict(detail=f"project {data.name!r} exists")
+            folder.mkdir(parents=True)
+            await conn.execute(
+                "INSERT INTO projects (name) VALUES (%s) ON CONFLICT DO NOTHING", (data.name,)
+            )
+        return ProjectInfo(name=data.name)
+
+    @delete("/{project:str}", status_code=200, summary="Delete a project (needs ?confirm=true)")
+    async def delete_project(
+        self, project: str, request: Request, confirm: bool = False
+    ) -> Deleted:
+        check_project_name(project)
+        folder = _documents_dir(request) / project
+        async with request.app.state.pool.connection() as conn:
+            exists = await _project_id(conn, project)
+            if not exists and not folder.is_dir():
+                raise NotFoundException(detail=f"project {project!r} not found")
+            if not confirm:
+                raise Conflict(
+                    detail=f"deleting project {project!r} removes its folder and index: "
+                    "repeat with ?confirm=true"
+                )
+            await anyio.to_thread.run_sync(lambda: shutil.rmtree(folder, ignore_errors=True))
+            await conn.execute("DELETE FROM projects WHERE name = %s", (project,))
+        return Deleted(deleted=True, name=project)
+
+    @post("/{project:str}/reindex", status_code=202, summary="Re-index every document")
+    async def reindex_project(self, project: str, request: Request) -> Runs:
+        check_project_name(project)
+        files = [
+            f
+            for f in await anyio.to_thread.run_sync(scan_documents, _documents_dir(request))
+            if f.project == project
+        ]
+        async with request.app.state.pool.connection() as conn:
+            rows = await (
+                await conn.execute(
+                    "SELECT d.path, d.id FROM documents d JOIN projects p ON p.id = d.project_id"
+                    " WHERE p.name = %s",
+                    (project,),
+                )
+            ).fetchall()
+        if not files and not rows:
+            raise NotFoundException(detail=f"project {project!r} not found")
+        ids = {path: str(doc_id) for path, doc_id in rows}
+        return await _launch(request, [(ids.get(f.path), f.key) for f in files])
+
+
+class DocumentController(Controller):
+    path = "/projects/{project:str}/documents"
+
+    @get("/", summary="Documents of a project with their indexing status")
+    async def list_documents(self, project: str, request: Request) -> list[DocumentInfo]:
+        async with request.app.state.pool.connection() as conn:
+            project_id = await _project_id(conn, project)
+            if project_id is None:
+                if (_documents_dir(request) / project).is_dir():
+                    return []
+                raise NotFoundException(detail=f"project {project!r} not found")
+            cur = await conn.execute(
+                f"SELECT {_DOCUMENT_COLUMNS} FROM documents WHERE project_id = %s ORDER BY path",
+                (project_id,),
+            )
+            return [_document(row) for row in await cur.fetchall()]
+
+    @post(
+        "/",
+        status_code=202,
+        summary="Upload a file (multipart field `file`, optional field `path`)",
+        request_max_body_size=None,
+    )
+    async def upload_document(
+        self, project: str, request: Request, replace: bool = False
+    ) -> Accepted:
+        check_project_name(project)
+        limit: int = request.app.state.settings.max_upload_bytes
+        declared = request.headers.get("content-length")
+        if declared and declared.isdigit() and int(declared) > limit + 65536:
+            raise PayloadTooLarge(
+                detail=f"file is larger than the limit of {limit} bytes (MIRAGE_MAX_UPLOAD_MB)"
+            )
+        folder = _documents_dir(request) / project
+        received = await receive_upload(
+            request.stream(), request.headers.get("content-type", ""), folder, limit
+        )
+        try:
+            path = safe_document_path(received.path_field or received.filename or "")
+            _check_type(path)
+        except ClientException:
+            received.temp.unlink(missing_ok=True)
+            raise
+        placed = await anyio.to_thread.run_sync(
+            lambda: place_file(received.temp, folder / path, replace=replace)
+        )
+        if not placed:
+            raise Conflict(detail=f"{path!r} exists in project {project!r}; use ?replace=true")
+        async with request.app.state.pool.connection() as conn, conn.transaction():
+            project_id = (
+                await (
+                    await conn.execute(
+                        "INSERT INTO projects (name) VALUES (%s) ON CONFLICT (name)"
+                        " DO UPDATE SET name = EXCLUDED.name RETURNING id",
+                        (project,),
+                    )
+                ).fetchone()
+            )[0]
+            row = await (
+                await conn.execute(
+                    "INSERT INTO documents (project_id, path, file_type, size_bytes, status)"
+                    " VALUES (%s, %s, %s, %s, 'pending') ON CONFLICT (project_id, path) DO UPDATE"
+                    " SET status = 'pending', error_message = NULL,"
+                    " size_bytes = EXCLUDED.size_bytes, updated_at = now() RETURNING id",
+                    (project_id, path, file_type_of(path), received.size),
+                )
+            ).fetchone()
+        return Accepted(id=str(row[0]), filename=path, status="pending")
+
+    @get("/{document_id:str}", summary="One document")
+    async def get_document(self, project: str, document_id: str, request: Request) -> DocumentInfo:
+        async with request.app.state.pool.connection() as conn:
+            return _document(await _require_document(conn, project, document_id))
+
+    @delete("/{document_id:str}", status_code=200, summary="Delete a document (file and index)")
+    async def delete_document(self, project: str, document_id: str, request: Request) -> Deleted:
+        async with request.app.state.pool.connection() as conn:
+            row = await _require_document(conn, project, document_id)
+            target = _documents_dir(request) / project / safe_document_path(row[1])
+            await anyio.to_thread.run_sync(lambda: target.unlink(missing_ok=True))
+            await conn.execute("DELETE FROM documents WHERE id = %s", (row[0],))
+        return Deleted(deleted=True, id=str(row[0]), name=row[1])
+
+    @post("/{document_id:str}/reindex", status_code=202, summary="Re-index one document")
+    async def reindex_document(self, project: str, document_id: str, request: Request) -> Runs:
+        async with request.app.state.pool.connection() as conn:
+            row = await _require_document(conn, project, document_id)
+        return await _launch(request, [(str(row[0]), document_key(project, row[1]))])
+
+    @get("/{document_id:str}/chunks", summary="A document's chunks, for debugging")
+    async def document_chunks(
+        self,
+        project: str,
+        document_id: str,
+        request: Request,
+        offset: Annotated[int, Parameter(ge=0)] = 0,
+        limit: Annotated[int, Parameter(ge=1, le=500)] = 50,
+    ) -> ChunkPage:
+        index_id = request.app.state.index.id
+        async with request.app.state.pool.connection() as conn:
+            row = await _require_document(conn, project, document_id)
+            total = await (
+                await conn.execute(
+                    "SELECT count(*) FROM chunks WHERE document_id = %s AND index_id = %s",
+                    (row[0], index_id),
+                )
+            ).fetchone()
+            cur = await conn.execute(
+                "SELECT id, position, content, structure, metadata, lang FROM chunks"
+                " WHERE document_id = %s AND index_id = %s ORDER BY position OFFSET %s LIMIT %s",
+                (row[0], index_id, offset, limit),
+            )
+            items = [ChunkInfo(*r) for r in await cur.fetchall()]
+        return ChunkPage(total=total[0], offset=offset, limit=limit, items=items)

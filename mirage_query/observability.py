@@ -1,0 +1,148 @@
+"""Request ids, one JSON log line per request, and Prometheus metrics per route."""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import threading
+import time
+import uuid
+from collections import defaultdict
+from typing import Any
+
+from litestar.types import ASGIApp, Message, Receive, Scope, Send
+
+log = logging.getLogger("mirage_query.access")
+
+BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
+_REQUEST_ID = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
+
+
+class Metrics:
+    """Request counts and latency histograms by (method, route template, status)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.requests: dict[tuple[str, str, str], int] = defaultdict(int)
+        self.buckets: dict[tuple[str, str], list[int]] = {}
+        self.sums: dict[tuple[str, str], float] = defaultdict(float)
+
+    def observe(self, method: str, route: str, status: int, seconds: float) -> None:
+        with self._lock:
+            self.requests[(method, route, str(status))] += 1
+            counts = self.buckets.setdefault((method, route), [0] * (len(BUCKETS) + 1))
+            for i, bound in enumerate(BUCKETS):
+                if seconds <= bound:
+                    counts[i] += 1
+            counts[-1] += 1
+            self.sums[(method, route)] += seconds
+
+    def render(self) -> str:
+        """The Prometheus text exposition format (version 0.0.4)."""
+        out = [
+            "# HELP mirage_http_requests_total HTTP requests by method, route and status.",
+            "# TYPE mirage_http_requests_total counter",
+        ]
+        with self._lock:
+            for (method, route, status), n in sorted(self.requests.items()):
+                labels = _labels(method=method, route=route, status=status)
+                out.append(f"mirage_http_requests_total{{{labels}}} {n}")
+            out += [
+                "# HELP mirage_http_request_duration_seconds HTTP request latency.",
+                "# TYPE mirage_http_request_duration_seconds histogram",
+            ]
+            for (method, route), counts in sorted(self.buckets.items()):
+                base = _labels(method=method, route=route)
+                for bound, n in zip((*map(str, BUCKETS), "+Inf"), counts, strict=True):
+                    out.append(
+                        f'mirage_http_request_duration_seconds_bucket{{{base},le="{bound}"}} {n}'
+                    )
+                total = self.sums[(method, route)]
+                out.append(f"mirage_http_request_duration_seconds_sum{{{base}}} {total:.6f}")
+                out.append(f"mirage_http_request_duration_seconds_count{{{base}}} {counts[-1]}")
+        return "\n".join(out) + "\n"
+
+
+def _labels(**values: str) -> str:
+    def escape(v: str) -> str:
+        return v.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+
+    return ",".join(f'{k}="{escape(v)}"' for k, v in values.items())
+
+
+class ObservabilityMiddleware:
+    """Echoes or creates X-Request-ID, logs each request as JSON, records its metrics."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        given = dict(scope["headers"]).get(b"x-request-id", b"").decode("latin-1")
+        request_id = given if _REQUEST_ID.match(given) else uuid.uuid4().hex
+        scope.setdefault("state", {})["request_id"] = request_id
+        started = time.perf_counter()
+        status = 500
+
+        async def send_with_id(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+                headers = [
+                    (k, v) for k, v in message.get("headers", []) if k.lower() != b"x-request-id"
+                ]
+                headers.append((b"x-request-id", request_id.encode()))
+                message["headers"] = headers
+            await send(message)
+
+        try:
+            await self.app(scope, receive, send_with_id)
+        finally:
+            seconds = time.perf_counter() - started
+            route = scope.get("path_template") or "unmatched"
+            method = scope.get("method", "")
+            metrics: Metrics = scope["app"].state.metrics
+            metrics.observe(method, route, status, seconds)
+            log.info(
+                "request",
+                extra={
+                    "request_id": request_id,
+                    "method": method,
+                    "route": route,
+                    "path": scope.get("path"),
+                    "status": status,
+                    "ms": round(seconds * 1000, 2),
+                },
+            )
+
+
+class JsonFormatter(logging.Formatter):
+    """One JSON object per line: time, level, logger, message and any `extra` fields."""
+
+    _STANDARD = set(vars(logging.makeLogRecord({}))) | {"message", "asctime"}
+
+    def format(self, record: logging.LogRecord) -> str:
+        entry: dict[str, Any] = {
+            "time": self.formatTime(record, "%Y-%m-%dT%H:%M:%S"),
+            "level": record.levelname.lower(),
+            "logger": record.name,
+            "message": record.getMessage(),
+        }
+        entry.update({k: v for k, v in vars(record).items() if k not in self._STANDARD})
+        if record.exc_info:
+            entry["error"] = self.formatException(record.exc_info)
+        return json.dumps(entry, ensure_ascii=False, default=str)
+
+
+def configure_json_logging(level: int = logging.INFO) -> None:
+    """The query service's own loggers write JSON lines to stderr."""
+    handler = logging.StreamHandler()
+    handler.setFormatter(JsonFormatter())
+    for name in ("mirage_query",):
+        logger = logging.getLogger(name)
+        logger.handlers[:] = [handler]
+        logger.setLevel(level)
+        logger.propagate = False

@@ -1,0 +1,274 @@
+"""Hybrid search against a real PostgreSQL: modes, RRF, filters, expand, batch, isolation."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from litestar.testing import AsyncTestClient
+from psycopg import sql
+
+from mirage_pipeline.settings import Settings
+from mirage_pipeline.store import prepare_database
+from mirage_pipeline.store.documents import connect
+from mirage_query.app import create_app
+from mirage_query.schemas import Filters
+from mirage_query.search import build_search_sql
+from tests.support.seed import Passage, write_document
+
+pytestmark = pytest.mark.integration
+
+CODE = "ERR_CONN_RESET_4471"
+RUNBOOK = {"tags": ["ops", "network"], "type": "runbook"}
+GUIDE = [
+    Passage(
+        "Download the installer from the releases page and verify its checksum.",
+        "Install",
+        metadata=RUNBOOK,
+    ),
+    Passage(
+        "Run the installer as an ordinary user; it never needs root privileges.",
+        "Install",
+        metadata=RUNBOOK,
+    ),
+    Passage(
+        "After installing, start the daemon and open the dashboard in a browser.",
+        "Install",
+        metadata=RUNBOOK,
+    ),
+    Passage(
+        f"When the proxy drops idle sockets the client logs {CODE}; raise the keepalive.",
+        "Errors",
+        metadata=RUNBOOK,
+    ),
+]
+SPACE = [
+    Passage(
+        "Сутки на Марсе длятся примерно двадцать четыре часа и сорок минут.",
+        "Марс",
+        "ru",
+        {"tags": ["space"], "type": "note"},
+    ),
+    Passage(
+        "Луна — единственный естественный спутник Земли, до неё около 384 тысяч километров.",
+        "Луна",
+        "ru",
+        {"tags": ["space"], "type": "note"},
+    ),
+]
+GARDEN = [Passage("Tomatoes need at least six hours of direct sunlight every day.", "Tomatoes")]
+
+
+@pytest.fixture
+async def seeded(database_url: str, local_embedder, tmp_path: Path):
+    ids = {
+        "guide": write_document(database_url, local_embedder, "library", "guide.md", GUIDE),
+        "space": write_document(database_url, local_embedder, "library", "space.md", SPACE),
+        "garden": write_document(
+            database_url, local_embedder, "library", "garden.pdf", GARDEN, file_type="pdf"
+        ),
+        "other": write_document(
+            database_url,
+            local_embedder,
+            "other",
+            "secret.md",
+            [Passage(f"The secret project also logs {CODE} about tomatoes and Mars.", "Secret")],
+        ),
+    }
+    settings = Settings.from_env({"MIRAGE_HOME": str(tmp_path)}).with_overrides(
+        database_url=database_url, api_keys=("k",)
+    )
+    async with AsyncTestClient(app=create_app(settings, embedder=local_embedder)) as client:
+        yield client, ids
+
+
+async def search(client, body, project="library", status=200):
+    response = await client.post(
+        f"/api/v1/projects/{project}/search", json=body, headers={"X-API-Key": "k"}
+    )
+    assert response.status_code == status, response.text
+    return response.json()
+
+
+async def test_text_mode_finds_an_exact_code_and_highlights_it(seeded):
+    client, _ = seeded
+    hits = await search(client, {"query": CODE, "mode": "text"})
+    assert hits[0]["content"].endswith("raise the keepalive.")
+    assert hits[0]["scores"]["text_rank"] == 1 and hits[0]["scores"]["vector_rank"] is None
+    assert hits[0]["scores"]["vector"] is None
+    assert any("<b>" in h for h in hits[0]["highlights"])
+    assert all(h["document"]["filename"] != "secret.md" for h in hits)
+
+
+async def test_text_mode_stems_russian_word_forms(seeded):
+    client, _ = seeded
+    hits = await search(
+        client, {"query": "сколько длится марсианские сутки на Марсе", "mode": "text"}
+    )
+    assert hits and "Марсе" in hits[0]["content"]
+
+
+async def test_hybrid_fuses_both_legs_with_rrf(seeded):
+    client, _ = seeded
+    hits = await search(client, {"query": f"proxy keepalive {CODE}", "limit": 5})
+    top = hits[0]
+    assert CODE in top["content"]
+    s = top["scores"]
+    assert s["vector_rank"] and s["text_rank"]
+    assert top["score"] == pytest.approx(1 / (60 + s["vector_rank"]) + 0.5 / (60 + s["text_rank"]))
+    assert [h["score"] for h in hits] == sorted((h["score"] for h in hits), reverse=True)
+
+
+async def test_vector_mode_scores_are_similarities(seeded):
+    client, _ = seeded
+    hits = await search(client, {"query": "how much sun do tomato plants need", "mode": "vector"})
+    assert hits[0]["document"]["filename"] == "garden.pdf"
+    assert all(
+        h["score"] == h["scores"]["vector"] and h["scores"]["text_rank"] is None for h in hits
+    )
+
+
+async def test_threshold_applies_to_vector_similarity_in_hybrid_mode(seeded):
+    client, _ = seeded
+    hits = await search(client, {"query": "tomatoes sunlight", "threshold": 0.99})
+    assert hits == []
+
+
+@pytest.mark.parametrize(
+    ("filters", "files"),
+    [
+        ({"tags": ["space"]}, {"space.md"}),
+        ({"tags": ["network", "nothing"]}, {"guide.md"}),
+        ({"types": ["note"]}, {"space.md"}),
+        ({"file_types": ["pdf"]}, {"garden.pdf"}),
+        ({"documents": ["garden.pdf", "space.md"]}, {"garden.pdf", "space.md"}),
+        ({"tags": ["space"], "types": ["runbook"]}, set()),
+        ({"tags": []}, set()),
+    ],
+)
+async def test_filters(seeded, filters, files):
+    client, _ = seeded
+    for mode in ("hybrid", "vector", "text"):
+        body = {"query": "Марс tomatoes installer", "mode": mode, "filters": filters}
+        hits = await search(client, body)
+        assert {h["document"]["filename"] for h in hits} <= files, mode
+        if mode != "text":
+            assert {h["document"]["filename"] for h in hits} == files, mode
+
+
+async def test_filter_by_document_id_and_never_across_projects(seeded):
+    client, ids = seeded
+    hits = await search(client, {"query": CODE, "filters": {"documents": [str(ids["guide"])]}})
+    assert hits and {h["document"]["id"] for h in hits} == {str(ids["guide"])}
+    hits = await search(client, {"query": CODE, "filters": {"documents": [str(ids["other"])]}})
+    assert hits == []
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"query": "x", "filters": {"colour": ["red"]}},
+        {"query": "x", "filters": {"tags": "ops"}},
+        {"query": "x", "mode": "bm25"},
+        {"query": "x", "expand": 4},
+        {"query": "x", "expand": -1},
+    ],
+)
+async def test_bad_search_options_are_400(seeded, body):
+    client, _ = seeded
+    detail = (await search(client, body, status=400))["detail"]
+    assert detail
+
+
+async def test_expand_adds_the_sections_neighbours_as_context(seeded):
+    client, _ = seeded
+    body = {"query": "start the daemon and open the dashboard", "limit": 1, "expand": 2}
+    hits = await search(client, body)
+    hit = next(h for h in hits if not h["context"])
+    assert "dashboard" in hit["content"]
+    context = [h for h in hits if h["context"]]
+    assert {h["context_for"] for h in context} == {hit["chunk_id"]}
+    # positions 0 and 1 of the Install section come before it; Errors (next section) does not
+    assert [h["content"][:8] for h in hits] == ["Download", "Run the ", "After in"]
+    assert all(h["structure"]["section"] == "Install" for h in hits)
+
+
+async def test_batch_returns_each_query_and_a_deduplicated_union(seeded):
+    client, _ = seeded
+    body = {
+        "queries": [
+            {"query": "how much sun do tomatoes need"},
+            {"query": "tomatoes sunlight hours", "mode": "text"},
+            {"query": "сутки на Марсе", "limit": 1},
+        ],
+        "limit": 3,
+    }
+    response = await client.post(
+        "/api/v1/projects/library/search/batch", json=body, headers={"X-API-Key": "k"}
+    )
+    assert response.status_code == 200, response.text
+    data = response.json()
+    assert len(data["results"]) == 3 and len(data["results"][2]) == 1
+    ids = [h["chunk_id"] for h in data["union"]]
+    assert len(ids) == len(set(ids))
+    assert set(ids) == {h["chunk_id"] for r in data["results"] for h in r}
+    tomato = next(h for h in data["union"] if "Tomatoes" in h["content"])
+    assert tomato["queries"] == [0, 1] and data["union"][0] == tomato
+    assert all(h["document"]["filename"] != "secret.md" for h in data["union"])
+
+
+async def test_batch_takes_at_most_eight_queries(seeded):
+    client, _ = seeded
+    body = {"queries": [{"query": f"q{i}"} for i in range(9)]}
+    response = await client.post(
+        "/api/v1/projects/library/search/batch", json=body, headers={"X-API-Key": "k"}
+    )
+    assert response.status_code == 400 and "queries" in response.json()["detail"]
+
+
+ODD = [
+    "'; DROP TABLE chunks; --",
+    "\u0000\u202e🙂",
+    "хлеб & | ! ( ) :* <-> \\",
+    " ",
+    '"unclosed phrase',
+    "-",
+    "OR OR or",
+    "a" * 8000,
+    "%(q)s %s {vtype} $1",
+]
+
+
+@pytest.mark.parametrize("mode", ["hybrid", "vector", "text"])
+async def test_odd_queries_never_fail(seeded, mode):
+    client, _ = seeded
+    for query in ODD:
+        await search(client, {"query": query, "mode": mode, "expand": 1})
+    # a lone surrogate cannot be encoded by the client library: send the JSON escape itself
+    response = await client.post(
+        "/api/v1/projects/library/search",
+        content=b'{"query": "\\ud800 lone \\udfff", "mode": "%s"}' % mode.encode(),
+        headers={"X-API-Key": "k", "content-type": "application/json"},
+    )
+    assert response.status_code in (200, 400), response.text
+
+
+def test_hybrid_statement_uses_the_models_hnsw_index(database_url, local_embedder):
+    index = prepare_database(database_url, local_embedder.name, local_embedder.dimension)
+    statement, params = build_search_sql(index, "hybrid", Filters(tags=["ops"]))
+    params |= {
+        "q": local_embedder.embed_query("x"),
+        "text": "installer checksum",
+        "project_id": "00000000-0000-0000-0000-000000000000",
+        "candidates": 40,
+        "k": 60,
+        "wv": 1.0,
+        "wt": 0.5,
+        "threshold": None,
+        "headline": "",
+        "limit": 10,
+    }
+    with connect(database_url) as conn:
+        conn.execute("SET enable_seqscan = off")
+        plan = "\n".join(r[0] for r in conn.execute(sql.SQL("EXPLAIN ") + statement, params))
+    assert index.hnsw_name in plan

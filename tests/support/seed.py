@@ -1,0 +1,63 @@
+"""Seeding the index through the pipeline's own store code (start_document + replace_chunks)."""
+
+from __future__ import annotations
+
+import hashlib
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+
+from mirage_pipeline.chunking import Chunk
+from mirage_pipeline.store import prepare_database
+from mirage_pipeline.store.documents import connect, replace_chunks, start_document
+
+
+@dataclass
+class Passage:
+    content: str
+    section: str
+    lang: str = "en"
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+
+def write_document(
+    url: str,
+    embedder,
+    project: str,
+    path: str,
+    passages: list[Passage],
+    *,
+    file_type: str = "markdown",
+    title: str | None = None,
+) -> uuid.UUID:
+    """One document whose chunks are `passages`, in order; returns the document id."""
+    title = title or path
+    chunks = [
+        Chunk(
+            position=i,
+            content=p.content,
+            embed_text=f"{title} > {p.section}\n{p.content}",
+            structure={"book": title, "section": p.section, "heading_path": [title, p.section]},
+            lang=p.lang,
+            tokens=len(p.content.split()),
+            content_hash=hashlib.sha256(p.content.encode()).hexdigest(),
+            metadata=dict(p.metadata),
+        )
+        for i, p in enumerate(passages)
+    ]
+    vectors = embedder.embed_passages([c.embed_text for c in chunks])
+    index = prepare_database(url, embedder.name, embedder.dimension)
+    with connect(url) as conn:
+        project_id, document_id = start_document(
+            conn, project=project, path=path, file_type=file_type, content_hash="h", size_bytes=1
+        )
+        replace_chunks(
+            conn,
+            index=index,
+            document_id=document_id,
+            project_id=project_id,
+            chunks=chunks,
+            embeddings=vectors,
+            metadata={"title": title},
+        )
+    return document_id

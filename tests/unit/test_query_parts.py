@@ -1,0 +1,95 @@
+"""Pure parts of the query service: safe upload names, metrics text, fusion, settings."""
+
+from __future__ import annotations
+
+import pytest
+
+from mirage_pipeline.settings import Settings, SettingsError
+from mirage_query.observability import Metrics
+from mirage_query.schemas import DocumentRef, Scores, SearchResult
+from mirage_query.search import clean_query
+from mirage_query.search_api import fuse
+from mirage_query.uploads import BadName, check_project_name, safe_document_path
+
+
+@pytest.mark.parametrize(
+    ("raw", "safe"),
+    [
+        ("book.pdf", "book.pdf"),
+        ("books/part 1/книга.fb2", "books/part 1/книга.fb2"),
+        ("./a//b.md", "a/b.md"),
+        ("dir\\win.md", "dir/win.md"),
+    ],
+)
+def test_safe_names(raw, safe):
+    assert safe_document_path(raw) == safe
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        "",
+        " ",
+        "..",
+        "../x.md",
+        "a/../../x.md",
+        "/etc/passwd",
+        "C:/x.md",
+        "a\x00b",
+        "a\nb.md",
+        "\u202eevil.md",
+        ".env",
+        "x/.git/config",
+        "~$lock.docx",
+        "dl.crdownload",
+        "x" * 300,
+    ],
+)
+def test_unsafe_names(raw):
+    with pytest.raises(BadName):
+        safe_document_path(raw)
+
+
+@pytest.mark.parametrize("name", ["", "../x", "a/b", "-x", "a b", "x" * 65, "é"])
+def test_bad_project_names(name):
+    with pytest.raises(BadName):
+        check_project_name(name)
+
+
+def test_metrics_text_format():
+    metrics = Metrics()
+    metrics.observe("POST", "/api/v1/projects/{project}/search", 200, 0.02)
+    metrics.observe("POST", "/api/v1/projects/{project}/search", 200, 0.2)
+    text = metrics.render()
+    route = 'method="POST",route="/api/v1/projects/{project}/search"'
+    assert f'mirage_http_requests_total{{{route},status="200"}} 2' in text
+    assert f'mirage_http_request_duration_seconds_bucket{{{route},le="0.025"}} 1' in text
+    assert f'mirage_http_request_duration_seconds_bucket{{{route},le="+Inf"}} 2' in text
+    assert f"mirage_http_request_duration_seconds_count{{{route}}} 2" in text
+
+
+def test_clean_query_removes_what_postgres_refuses():
+    assert clean_query("a\x00b\ud800") == "a b?"
+
+
+def _hit(chunk_id: int, context: bool = False) -> SearchResult:
+    return SearchResult(chunk_id, "c", 1.0, Scores(), {}, [], DocumentRef("d", "f"), context)
+
+
+def test_fuse_ranks_chunks_found_by_several_queries_first():
+    union = fuse([[_hit(1), _hit(2)], [_hit(2), _hit(3, context=True)]], k=60)
+    assert [u.chunk_id for u in union] == [2, 1, 3]
+    assert union[0].queries == [0, 1] and union[2].context and union[2].score == 0
+
+
+def test_new_settings_from_env():
+    s = Settings.from_env(
+        {"MIRAGE_DAGSTER_PORT": "3111", "MIRAGE_MAX_UPLOAD_MB": "5", "MIRAGE_RRF_K": "30"}
+    )
+    assert s.dagster_url == "http://localhost:3111"
+    assert s.max_upload_bytes == 5 * 1024 * 1024 and s.rrf_k == 30
+    assert Settings.from_env({"MIRAGE_DAGSTER_URL": "dagster:3000"}).dagster_url == (
+        "http://dagster:3000"
+    )
+    with pytest.raises(SettingsError, match="MIRAGE_MAX_UPLOAD_MB"):
+        Settings.from_env({"MIRAGE_MAX_UPLOAD_MB": "0"})
