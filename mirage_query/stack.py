@@ -27,6 +27,7 @@ import psutil
 
 import mirage_pipeline
 from mirage_pipeline.settings import Settings
+from mirage_query.locator import forget_stack, record_stack
 
 if TYPE_CHECKING:
     from mirage_pipeline.embedded_postgres import EmbeddedPostgres
@@ -315,6 +316,7 @@ class Stack:
                     return 1
                 finally:
                     self._shut_down()
+                    forget_stack(self.settings.home)
         except StackError as exc:  # the lock: nothing was started
             self.echo(f"mirage up: {exc}", err=True)
             return 1
@@ -342,6 +344,7 @@ class Stack:
             "dagster-webserver": f"{self.dagster_url}/server_info",
         }
         wait_until_ready(self.children, ready, stop, READY_TIMEOUT)
+        record_stack(s.home, f"{self.api_url}/api/v1")
         if not stop.is_set():
             self.on_ready(self)
         while not stop.wait(1.0):

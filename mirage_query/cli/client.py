@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ipaddress
 import json
+import os
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
@@ -137,16 +138,19 @@ class Api:
         if settings.api_keys:
             return cls(settings.api_url, settings.api_keys[0])
         if is_local(settings.api_url):
+            key_file = settings.api_key_file
+            if not key_file.exists() and "MIRAGE_HOME" not in os.environ:
+                # Run from another folder: the key of the stack `mirage up` recorded.
+                from mirage_query.locator import recorded_stack
+
+                stack = recorded_stack()
+                if stack:
+                    key_file = Path(stack["home"]) / "api-key"
             try:
-                key = settings.api_key_file.read_text(encoding="utf-8").strip()
+                key = key_file.read_text(encoding="utf-8").strip()
             except OSError:
                 key = ""
-            return cls(
-                settings.api_url,
-                key or None,
-                key_from_file=bool(key),
-                key_file=settings.api_key_file,
-            )
+            return cls(settings.api_url, key or None, key_from_file=bool(key), key_file=key_file)
         return cls(settings.api_url, None)
 
     def request(self, method: str, path: str, **kwargs: Any) -> Any:

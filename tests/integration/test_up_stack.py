@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import shutil
 import signal
@@ -159,6 +160,7 @@ def up(tmp_path: Path) -> Iterator[Running]:
         "MIRAGE_API_KEY": "k",
         "MIRAGE_API_PORT": str(api_port),
         "MIRAGE_DAGSTER_PORT": str(dagster_port),
+        "XDG_CONFIG_HOME": str(tmp_path / "config"),  # where up records the running stack
     }
     with (tmp_path / "up.out").open("wb") as out:
         process = subprocess.Popen(
@@ -270,8 +272,11 @@ def test_mirage_up_indexes_dropped_files_and_stops_cleanly(up: Running, tmp_path
         for node in graph:  # one partition per file, on every asset
             assert set(node["partitionKeys"]) == {"demo/bees.md", "demo/baikal.md"}, node
 
+        locator = tmp_path / "config" / "mirage" / "local-stack.json"
+        assert json.loads(locator.read_text())["home"] == str(up.home)
         up.process.send_signal(signal.SIGTERM)
         assert up.process.wait(40) == 0
+        assert not locator.exists()  # a clean stop forgets the stack
         deadline = time.monotonic() + 5  # postgres' last workers may take a moment to exit
         while (left := processes_mentioning(str(up.home))) and time.monotonic() < deadline:
             time.sleep(0.2)

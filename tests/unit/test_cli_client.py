@@ -269,3 +269,26 @@ def test_the_process_exit_code_is_the_documented_one(tmp_path) -> None:
     )
     assert done.returncode == 4
     assert "is `mirage up` running?" in done.stderr and done.stdout == ""
+
+
+def test_key_of_the_recorded_local_stack_is_used_from_any_folder(tmp_path, monkeypatch):
+    from mirage_query.cli.client import Api
+    from mirage_query.locator import forget_stack, record_stack
+
+    home = tmp_path / "stack-home"
+    home.mkdir()
+    (home / "api-key").write_text("from-the-stack\n")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.delenv("MIRAGE_HOME", raising=False)
+    monkeypatch.delenv("MIRAGE_API_KEY", raising=False)
+    monkeypatch.delenv("MIRAGE_API_URL", raising=False)
+    elsewhere = tmp_path / "some" / "project"
+    elsewhere.mkdir(parents=True)
+    monkeypatch.chdir(elsewhere)
+    assert Api.from_env().key is None  # nothing recorded: no key
+    record_stack(home, "http://127.0.0.1:8080/api/v1")
+    assert Api.from_env().key == "from-the-stack"
+    monkeypatch.setenv("MIRAGE_API_URL", "https://search.example.com/api/v1")
+    assert Api.from_env().key is None  # never sent to another machine
+    forget_stack(home)
+    assert not (tmp_path / "config" / "mirage" / "local-stack.json").exists()
