@@ -29,41 +29,51 @@ _CYRILLIC = re.compile(r"[А-Яа-яЁё]")
 _LATIN = re.compile(r"[A-Za-z]")
 # Per-piece slack for the tokens a join adds (separators, merges across the boundary).
 _JOIN_SLACK = 1
-_UNITS = re.compile(r"\w+|([^\w\s])\1*")  # words; runs of one punctuation mark count once
+_UNITS = re.compile(r"\w+|[^\w\s]")  # words and single marks
 
 
 class TokenEstimator:
     """A count proven close to the embedder's own, at a fraction of its cost.
 
-    Word-and-punctuation units, scaled by the ratio of exact to unit counts measured on this
-    document's own text: the first calls and every `sample_every`-th call are counted exactly
-    by the embedder's tokenizer. Counts exclude the model's special tokens (`overhead`), which
-    a chunk pays once. The chunker counts anything near the window exactly before using it;
-    tests/unit/test_chunking.py holds the estimate to within a few percent on real books.
+    Word-and-punctuation units times a tokens-per-unit ratio measured on the document itself:
+    the blocks whose text hashes into a 1-in-`sample` bucket are counted by the embedder's
+    tokenizer, and the ratio is rounded to 1/32, so it depends on the document's language mix,
+    not on any one paragraph — an edit never moves the counts of text it did not touch. Text
+    unlike prose (dot leaders, numbers, code, URLs) is always counted exactly. Counts exclude
+    the model's special tokens (`overhead`), which a chunk pays once. The chunker counts
+    anything near the window exactly before using it; tests/unit/test_chunking.py holds the
+    estimate to within a few percent.
     """
 
-    def __init__(self, exact: TokenCounter, sample_every: int = 6, warmup: int = 32) -> None:
+    def __init__(self, exact: TokenCounter, texts: list[str] = (), sample: int = 8) -> None:
         self.exact = exact
         self.overhead = exact("")
-        self.sample_every = sample_every
-        self.warmup = warmup
-        self._exact = 0
-        self._units = 0
-        self._calls = 0
+        tokens = units = 0
+        for text in texts:
+            if _bucket(text) % sample == 0 and not _unusual(text):
+                tokens += max(0, exact(text) - self.overhead)
+                units += _units(text)
+        ratio = tokens / units if units >= 200 else 1.5  # too little text: stay conservative
+        self.ratio = math.ceil(min(3.0, max(1.0, ratio)) * 32) / 32
 
     def __call__(self, text: str) -> int:
-        units = sum(1 for _ in _UNITS.finditer(text))
-        self._calls += 1
-        # Text unlike prose (dot leaders, numbers, code, URLs) tokenizes unlike prose: exact.
-        unusual = units > 0 and not 3.5 <= len(text) / units <= 9.0
-        if unusual or self._calls <= self.warmup or self._calls % self.sample_every == 0:
-            n = max(0, self.exact(text) - self.overhead)
-            if not unusual:
-                self._exact += n
-                self._units += units
-            return n
-        ratio = min(3.0, max(1.0, self._exact / self._units)) if self._units else 1.5
-        return math.ceil(units * ratio * 1.03)
+        units = _units(text)
+        if _unusual(text, units):
+            return max(0, self.exact(text) - self.overhead)
+        return math.ceil(units * self.ratio * 1.03)
+
+
+def _units(text: str) -> int:
+    return len(_UNITS.findall(text))
+
+
+def _unusual(text: str, units: int | None = None) -> bool:
+    units = _units(text) if units is None else units
+    return units > 0 and not 3.5 <= len(text) / units <= 9.0
+
+
+def _bucket(text: str) -> int:
+    return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=2).digest(), "little")
 
 
 @dataclass(frozen=True)
@@ -150,7 +160,8 @@ class _Builder:
     def __init__(self, doc: ParsedDocument, count: TokenCounter, policy: ChunkingPolicy) -> None:
         self.doc = doc
         self.exact = count
-        self.count = TokenEstimator(count)
+        texts = [b.text for _, section in doc.root.walk() for b in section.blocks]
+        self.count = TokenEstimator(count, texts)
         self.policy = policy
         self.chunks: list[Chunk] = []
         self.metadata = chunk_metadata(doc.metadata)
@@ -164,14 +175,11 @@ class _Builder:
         for headings, section in sections:
             prefix_tokens = self.count(self._prefix(headings)) + 2
             target = min(self.policy.target_tokens, self.policy.max_tokens - prefix_tokens)
-            if (
-                current
-                and (
-                    size >= self.policy.min_tokens
-                    or section.chunking == "apart"
-                    or (previous is not None and previous.chunking == "apart")
-                )
-                and not (previous is not None and previous.chunking == "with_next")
+            before = previous.chunking if previous is not None else None
+            if current and (
+                section.chunking == "apart"
+                or before == "apart"
+                or (size >= self.policy.min_tokens and before != "with_next")
             ):
                 groups.append((path, current))
                 current, size = [], 0
@@ -187,7 +195,8 @@ class _Builder:
                 current.append(title)
                 size += title.tokens
             for piece in self._pieces(section, target):
-                if current and size + piece.tokens > target:
+                full = size + piece.tokens > target
+                if current and (full or (size >= target * 7 // 10 and _is_anchor(piece))):
                     groups.append((path, current))
                     current = self._overlap(current, section)
                     size = sum(p.tokens for p in current)
@@ -300,6 +309,16 @@ class _Builder:
             )
         )
         return 1
+
+
+def _is_anchor(piece: _Piece) -> bool:
+    """A block where a chunk may end early, chosen by its own text (content-defined chunking).
+
+    Greedy packing alone shifts every later boundary of a section when one paragraph changes
+    length; ending chunks at content-chosen blocks makes the boundaries after an edit fall back
+    in step with the old ones, so an edit re-embeds a chunk or two, not the rest of the section.
+    """
+    return _bucket(piece.text) % 2 == 0
 
 
 def _join(pieces: list[_Piece]) -> str:

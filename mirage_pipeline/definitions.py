@@ -3,12 +3,14 @@
 import dagster as dg
 
 from mirage_pipeline.defs.assets import document_assets
+from mirage_pipeline.defs.io_managers import ParquetIOManager
+from mirage_pipeline.defs.reindex import reindex_project
 from mirage_pipeline.defs.resources import MirageResource
 from mirage_pipeline.defs.sensors import documents_sensor, index_document_job
 
 defs = dg.Definitions(
     assets=document_assets,
-    jobs=[index_document_job],
+    jobs=[index_document_job, reindex_project],
     sensors=[documents_sensor],
-    resources={"mirage": MirageResource()},
+    resources={"mirage": MirageResource(), "io_manager": ParquetIOManager()},
 )

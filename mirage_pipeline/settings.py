@@ -36,6 +36,7 @@ class Settings:
     dagster_port: int = 3000
     api_url: str = DEFAULT_API_URL
     max_concurrent_runs: int = 2
+    embed_concurrency: int = 1  # embedding steps at once, across all runs (a Dagster pool)
     dagster_url: str = "http://localhost:3000"
     max_upload_bytes: int = 200 * 1024 * 1024
     rrf_k: int = 60
@@ -60,6 +61,9 @@ class Settings:
             api_url=_http_url("MIRAGE_API_URL", env.get("MIRAGE_API_URL") or DEFAULT_API_URL),
             max_concurrent_runs=_positive_int(
                 "MIRAGE_MAX_CONCURRENT_RUNS", env.get("MIRAGE_MAX_CONCURRENT_RUNS"), 2
+            ),
+            embed_concurrency=_positive_int(
+                "MIRAGE_EMBED_CONCURRENCY", env.get("MIRAGE_EMBED_CONCURRENCY"), 1
             ),
             dagster_url=_http_url(
                 "MIRAGE_DAGSTER_URL",

@@ -49,6 +49,19 @@ class Child:
     log: Path
 
 
+def write_instance_config(settings: Settings) -> Path:
+    """The repository's dagster.yaml with this machine's run and embedding concurrency."""
+    import yaml
+
+    config = yaml.safe_load(instance_file("dagster.yaml").read_text(encoding="utf-8"))
+    config["concurrency"]["runs"]["max_concurrent_runs"] = settings.max_concurrent_runs
+    config["concurrency"]["pools"]["default_limit"] = settings.embed_concurrency
+    target = settings.dagster_home / "dagster.yaml"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
+    return target
+
+
 def instance_file(name: str) -> Path:
     """dagster.yaml / workspace.yaml: from the source checkout, else from the installed wheel."""
     checkout = Path(mirage_pipeline.__file__).resolve().parent.parent / name
@@ -314,7 +327,7 @@ class Stack:
         dagster_url = _dagster_database(database_url)
         self.echo(f"preparing the index ({s.embedder})")
         _prepare_index(s, database_url)
-        shutil.copyfile(instance_file("dagster.yaml"), s.dagster_home / "dagster.yaml")
+        write_instance_config(s)
         env = child_environment(
             s, database_url=database_url, dagster_database_url=dagster_url, api_key=api_key
         )

@@ -3,8 +3,6 @@
 import hashlib
 import statistics
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from uuid import UUID
@@ -13,6 +11,7 @@ import dagster as dg
 import numpy as np
 
 from mirage_pipeline.chunking import Chunk, ChunkingPolicy, chunk_document
+from mirage_pipeline.defs.failures import RETRY_POLICY, failures_recorded
 from mirage_pipeline.defs.partitions import documents_partitions
 from mirage_pipeline.defs.resources import MirageResource
 from mirage_pipeline.documents_folder import split_document_key
@@ -23,7 +22,11 @@ from mirage_pipeline.parsing import (
     load_policy,
     parse_document,
 )
-from mirage_pipeline.store.documents import mark_document_error, replace_chunks, start_document
+from mirage_pipeline.store.cache import cached_embeddings, store_embeddings
+from mirage_pipeline.store.checks import CHECKS, document_checks
+from mirage_pipeline.store.documents import replace_chunks, start_document
+
+EMBEDDER_POOL = "mirage_embedder"  # embedding steps share it: one Ollama is never flooded
 
 
 @dataclass(frozen=True)
@@ -36,26 +39,6 @@ class RawFile:
     size: int
     project_id: UUID
     document_id: UUID
-
-
-@contextmanager
-def failures_recorded(mirage: MirageResource, key: str) -> Iterator[None]:
-    """Any failure marks the document `error` with a reason a person can read, then re-raises."""
-    try:
-        yield
-    except Exception as exc:
-        project, path = split_document_key(key)
-        reason = str(exc) or type(exc).__name__
-        try:
-            with mirage.connection() as conn:
-                mark_document_error(
-                    conn, project=project, path=path, file_type=file_type_of(path), message=reason
-                )
-        except Exception as db_exc:  # the original error matters more; keep it
-            exc.add_note(f"could not record the error in the index: {db_exc}")
-        if isinstance(exc, ParseError):
-            raise dg.Failure(description=f"{path}: {reason}", allow_retries=False) from exc
-        raise
 
 
 def _read(location: str) -> bytes:
@@ -73,13 +56,14 @@ def _read(location: str) -> bytes:
     partitions_def=documents_partitions,
     group_name="ingest",
     kinds={"file"},
+    retry_policy=RETRY_POLICY,
     description="The document's file in the documents folder: size, type and content hash.",
 )
 def raw_file(context: dg.AssetExecutionContext, mirage: MirageResource) -> dg.Output[RawFile]:
     key = context.partition_key
     project, path = split_document_key(key)
     location = mirage.settings().documents_dir / project / path
-    with failures_recorded(mirage, key):
+    with failures_recorded(context, mirage):
         data = _read(str(location))
         digest = hashlib.sha256(data).hexdigest()
         with mirage.connection() as conn:
@@ -117,7 +101,7 @@ def parsed_document(
     context: dg.AssetExecutionContext, mirage: MirageResource, raw_file: RawFile
 ) -> dg.Output[ParsedDocument]:
     started = time.perf_counter()
-    with failures_recorded(mirage, context.partition_key):
+    with failures_recorded(context, mirage):
         data = _read(raw_file.location)
         if hashlib.sha256(data).hexdigest() != raw_file.sha256:
             raise RuntimeError("the file changed while it was being indexed; it will be re-read")
@@ -151,7 +135,7 @@ def document_chunks(
     context: dg.AssetExecutionContext, mirage: MirageResource, parsed_document: ParsedDocument
 ) -> dg.Output[list[Chunk]]:
     started = time.perf_counter()
-    with failures_recorded(mirage, context.partition_key):
+    with failures_recorded(context, mirage):
         embedder = mirage.get_embedder()
         chunks = chunk_document(
             parsed_document, embedder.count_tokens, ChunkingPolicy.for_window(embedder.max_tokens)
@@ -179,21 +163,44 @@ def document_chunks(
     partitions_def=documents_partitions,
     group_name="embed",
     kinds={"numpy"},
+    pool=EMBEDDER_POOL,
+    retry_policy=RETRY_POLICY,
     description="One vector per chunk from the configured embedder.",
 )
 def chunk_embeddings(
     context: dg.AssetExecutionContext, mirage: MirageResource, document_chunks: list[Chunk]
 ) -> dg.Output[np.ndarray]:
     started = time.perf_counter()
-    with failures_recorded(mirage, context.partition_key):
+    with failures_recorded(context, mirage):
         embedder = mirage.get_embedder()
-        vectors = embedder.embed_passages([c.embed_text for c in document_chunks])
+        hashes = [c.content_hash for c in document_chunks]
+        with mirage.store_connection() as conn:
+            known = cached_embeddings(conn, embedder.name, hashes)
+        todo: dict[str, str] = {}
+        for chunk in document_chunks:
+            if chunk.content_hash not in known:
+                todo.setdefault(chunk.content_hash, chunk.embed_text)
+        embed_started = time.perf_counter()
+        fresh = embedder.embed_passages(list(todo.values()))
+        embed_seconds = time.perf_counter() - embed_started
+        if todo:
+            with mirage.store_connection() as conn:
+                store_embeddings(conn, embedder.name, list(todo), fresh)
+            known.update(zip(todo, fresh, strict=True))
+        vectors = (
+            np.vstack([known[h] for h in hashes]).astype(np.float32, copy=False)
+            if hashes
+            else np.empty((0, embedder.dimension), dtype=np.float32)
+        )
     return dg.Output(
         vectors,
         metadata={
             "model": embedder.name,
-            "dimension": int(vectors.shape[1]),
+            "dimension": int(embedder.dimension),
             "vectors": int(vectors.shape[0]),
+            "embedded": len(todo),
+            "cache_hits": len(hashes) - sum(1 for h in hashes if h in todo),
+            "embed_seconds": round(embed_seconds, 3),
             "seconds": round(time.perf_counter() - started, 3),
         },
     )
@@ -203,6 +210,11 @@ def chunk_embeddings(
     partitions_def=documents_partitions,
     group_name="index",
     kinds={"postgres"},
+    retry_policy=RETRY_POLICY,
+    check_specs=[
+        dg.AssetCheckSpec(name, asset="chunk_index", description=text)
+        for name, text in CHECKS.items()
+    ],
     description="The document's chunks and vectors in PostgreSQL, swapped in one transaction.",
 )
 def chunk_index(
@@ -214,7 +226,7 @@ def chunk_index(
     chunk_embeddings: np.ndarray,
 ) -> dg.MaterializeResult:
     started = time.perf_counter()
-    with failures_recorded(mirage, context.partition_key):
+    with failures_recorded(context, mirage):
         index = mirage.prepare_index()
         metadata = {
             "title": parsed_document.title,
@@ -235,7 +247,18 @@ def chunk_index(
                 embeddings=chunk_embeddings,
                 metadata=metadata,
             )
+            window = mirage.get_embedder().max_tokens
+            checks = document_checks(conn, index, raw_file.document_id, window)
     return dg.MaterializeResult(
+        check_results=[
+            dg.AssetCheckResult(
+                check_name=name,
+                passed=passed,
+                metadata=figures,
+                severity=dg.AssetCheckSeverity.ERROR,
+            )
+            for name, (passed, figures) in checks.items()
+        ],
         metadata={
             "chunks": written,
             "document_id": str(raw_file.document_id),
@@ -243,7 +266,7 @@ def chunk_index(
             "dimension": index.dimension,
             "index_id": index.id,
             "seconds": round(time.perf_counter() - started, 3),
-        }
+        },
     )
 
 

@@ -10,12 +10,13 @@ import psycopg
 from mirage_pipeline.embedded_postgres import start_embedded_postgres
 from mirage_pipeline.embedders import Embedder, create_embedder
 from mirage_pipeline.settings import Settings
-from mirage_pipeline.store import EmbeddingIndex, prepare_database
+from mirage_pipeline.store import EmbeddingIndex, apply_migrations, prepare_database
 from mirage_pipeline.store.documents import connect
 
 _lock = threading.Lock()
 _embedders: dict[tuple[str, str], Embedder] = {}
 _prepared: dict[tuple[str, str], EmbeddingIndex] = {}
+_migrated: set[str] = set()
 
 
 class MirageResource(dg.ConfigurableResource):
@@ -25,6 +26,8 @@ class MirageResource(dg.ConfigurableResource):
     database_url: str | None = None
     embedder: str | None = None
     ollama_host: str | None = None
+    # A file is indexed once unchanged for a sensor tick, or this many seconds old.
+    settle_seconds: float = 2.0
 
     def settings(self) -> Settings:
         base = Settings.from_env()
@@ -66,6 +69,18 @@ class MirageResource(dg.ConfigurableResource):
             if key not in _prepared:
                 _prepared[key] = prepare_database(url, embedder.name, embedder.dimension)
             return _prepared[key]
+
+    @contextmanager
+    def store_connection(self) -> Iterator[psycopg.Connection]:
+        """A connection to the migrated index, without loading the embedder (for sensors)."""
+        url = self.database_url_or_embedded()
+        with _lock:
+            if url not in _migrated:
+                with psycopg.connect(url) as conn:  # (pgvector may not be created yet)
+                    apply_migrations(conn)
+                _migrated.add(url)
+        with connect(url) as conn:
+            yield conn
 
     @contextmanager
     def connection(self) -> Iterator[psycopg.Connection]:

@@ -18,10 +18,11 @@ from mirage_pipeline.parsing.pdf_lines import (
     extract_lines,
 )
 
-# A page "has text" with at least this many characters; a PDF where (nearly) no page has
-# text is a scan, or a broken build with an outline and no body.
-_PAGE_TEXT_MIN = 200
+# A PDF where (nearly) no page has text, or with only a few characters per page on average,
+# is a scan, or a broken build with an outline and no body (page numbers and stray URLs only).
+_PAGE_TEXT_MIN = 20
 _TEXT_PAGES_MIN_SHARE = 0.1
+_AVERAGE_CHARS_MIN = 50
 _HYPHEN_END = re.compile(r"(\w)[-\u00ad]$")
 # Prefixes whose hyphen is part of the word (non-privileged, self-contained, кое-что).
 _REAL_HYPHEN = re.compile(
@@ -53,8 +54,8 @@ def open_pdf(data: bytes) -> pymupdf.Document:
 
 
 def _reason(exc: Exception) -> str:
-    text = str(exc).split(":", 1)[0] if "Failed to open" in str(exc) else str(exc)
-    return text.replace("Failed to open file", "cannot open it") or type(exc).__name__
+    detail = str(exc).split(": '", 1)[0].strip() or type(exc).__name__
+    return f"the file is damaged or truncated ({detail})"
 
 
 def parse_pdf(data: bytes, name: str) -> ParsedDocument:
@@ -117,7 +118,10 @@ def _parse(doc: pymupdf.Document, name: str) -> ParsedDocument:
 def _require_text(pages: list[PageLines]) -> None:
     chars = [sum(len(line.text) for line in page.lines) for page in pages]
     with_text = sum(1 for c in chars if c >= _PAGE_TEXT_MIN)
-    if with_text < max(1, _TEXT_PAGES_MIN_SHARE * len(pages)):
+    if (
+        with_text < max(1, _TEXT_PAGES_MIN_SHARE * len(pages))
+        or sum(chars) / len(pages) < _AVERAGE_CHARS_MIN
+    ):
         raise ParseError(
             "scanned PDF without a text layer; OCR is not supported "
             f"({sum(chars)} characters of text on {len(pages)} pages)"
@@ -225,8 +229,11 @@ def _join_lines(parts: list[str]) -> str:
         part = part.strip()
         if not text:
             text = part
-        elif _HYPHEN_END.search(text) and part[:1].islower() and not _REAL_HYPHEN.search(text):
-            text = text[:-1] + part
+        elif _HYPHEN_END.search(text) and part[:1].isalnum():
+            if part[:1].islower() and not _REAL_HYPHEN.search(text):
+                text = text[:-1] + part  # a word broken at the line end
+            else:
+                text = text.rstrip("\u00ad") + part  # a real hyphen: non-privileged
         else:
             text = f"{text} {part}"
     return text

@@ -23,7 +23,7 @@ _DIGITS = re.compile(r"\d+")
 _MONO = re.compile(r"mono|courier|consol|typewriter|code|\btt|cmtt|lmmono", re.IGNORECASE)
 
 
-@dataclass
+@dataclass(eq=False)
 class Line:
     page: int  # 1-based
     block: int  # a page-independent block number: lines of one PyMuPDF block share it
@@ -77,39 +77,38 @@ def extract_lines(doc: pymupdf.Document) -> list[PageLines]:
 def drop_running_lines(pages: list[PageLines]) -> int:
     """Remove running headers/footers and page numbers in place; return how many lines went.
 
-    A line goes when it sits in the top or bottom band of its page and either is a bare page
-    number, or its text (digits ignored) or its vertical slot recurs on many pages; and anywhere
-    on the page when short text recurs at the very same place on most pages (stamps, frames).
+    Candidates are a page's edge rows: its topmost and bottommost lines, when set apart from
+    the body by a gap (a running header sits above the text, not on its first line). An edge
+    row goes when it is a bare page number, or when its text (digits ignored) or its vertical
+    slot recurs on many pages. Anywhere on the page, short text recurring at the very same
+    place on most pages (stamps, frames) goes too.
     """
     n = len(pages)
     if n == 0:
         return 0
+    edges = [_edge_rows(page) for page in pages]
     by_text: Counter[tuple[str, str]] = Counter()
     by_slot: Counter[tuple[str, int]] = Counter()
     by_place: Counter[tuple[str, int, int]] = Counter()
-    for page in pages:
-        seen_text: set[tuple[str, str]] = set()
-        seen_slot: set[tuple[str, int]] = set()
-        seen_place: set[tuple[str, int, int]] = set()
-        for line in page.lines:
-            zone = _zone(line, page.height)
-            if zone:
-                seen_text.add((zone, line.norm))
-                seen_slot.add((zone, round(line.y0 / 3)))
-            if len(line.text) <= 60:
-                seen_place.add((line.norm, round(line.x0 / 4), round(line.y0 / 4)))
-        by_text.update(seen_text)
-        by_slot.update(seen_slot)
-        by_place.update(seen_place)
+    for page, edge in zip(pages, edges, strict=True):
+        by_text.update({(zone, line.norm) for line, zone in edge.items()})
+        by_slot.update({(zone, round(line.y0 / 3)) for line, zone in edge.items()})
+        by_place.update(
+            {
+                (line.norm, round(line.x0 / 4), round(line.y0 / 4))
+                for line in page.lines
+                if len(line.text) <= 60
+            }
+        )
     repeats = n >= 4
     text_min = max(3, int(0.3 * n))
     slot_min = max(3, int(0.4 * n))
     place_min = max(3, int(0.5 * n))
     dropped = 0
-    for page in pages:
+    for page, edge in zip(pages, edges, strict=True):
         kept = []
         for line in page.lines:
-            zone = _zone(line, page.height)
+            zone = edge.get(line)
             running = False
             if zone and _PAGE_NUMBER.match(line.text.strip()):
                 running = True
@@ -129,11 +128,38 @@ def drop_running_lines(pages: list[PageLines]) -> int:
     return dropped
 
 
+def _edge_rows(page: PageLines) -> dict[Line, str]:
+    """The top and bottom rows of a page (within its outer 12 %), if apart from the body."""
+    found: dict[Line, str] = {}
+    lines = page.lines
+    if len(lines) < 2:
+        return {line: _zone(line, page.height) for line in lines if _zone(line, page.height)}
+    for zone, ordered in (
+        ("top", sorted(lines, key=lambda ln: ln.y0)),
+        ("bottom", sorted(lines, key=lambda ln: -ln.y1)),
+    ):
+        first = ordered[0]
+        if _zone(first, page.height) != zone:
+            continue
+        if zone == "top":
+            row = [ln for ln in ordered if ln.y0 <= first.y0 + 2]
+            rest = [ln for ln in ordered if ln.y0 > first.y0 + 2]
+            gap = (min(ln.y0 for ln in rest) - max(ln.y1 for ln in row)) if rest else 99.0
+        else:
+            row = [ln for ln in ordered if ln.y1 >= first.y1 - 2]
+            rest = [ln for ln in ordered if ln.y1 < first.y1 - 2]
+            gap = (min(ln.y0 for ln in row) - max(ln.y1 for ln in rest)) if rest else 99.0
+        height = max(ln.y1 - ln.y0 for ln in row)
+        if gap >= 0.8 * height:
+            found.update({ln: zone for ln in row})
+    return found
+
+
 def _zone(line: Line, height: float) -> str:
     middle = (line.y0 + line.y1) / 2
-    if middle < 0.1 * height:
+    if middle < 0.12 * height:
         return "top"
-    if middle > 0.9 * height:
+    if middle > 0.88 * height:
         return "bottom"
     return ""
 

@@ -127,3 +127,29 @@ def replace_chunks(
             (len(chunks), Jsonb(metadata), document_id),
         )
     return len(chunks)
+
+
+def mark_document_pending(
+    conn: psycopg.Connection, *, project: str, path: str, file_type: str
+) -> None:
+    """A new or changed file was seen: the document waits for its run (old chunks stay)."""
+    with conn.transaction():
+        project_id = upsert_project(conn, project)
+        conn.execute(
+            "INSERT INTO documents (project_id, path, file_type, status)"
+            " VALUES (%s, %s, %s, 'pending')"
+            " ON CONFLICT (project_id, path) DO UPDATE SET"
+            "   status = 'pending', error_message = NULL, updated_at = now()",
+            (project_id, path, file_type),
+        )
+
+
+def delete_document(conn: psycopg.Connection, *, project: str, path: str) -> int:
+    """Remove a deleted file's document row and, by cascade, every chunk of it in every index."""
+    with conn.transaction():
+        cur = conn.execute(
+            "DELETE FROM documents d USING projects p"
+            " WHERE d.project_id = p.id AND p.name = %s AND d.path = %s",
+            (project, path),
+        )
+        return cur.rowcount

@@ -1,72 +1,106 @@
-"""`mirage search`: ask one project a question through the HTTP API."""
+"""`mirage search`: one question, or `--batch` several sub-questions in one request."""
 
 from __future__ import annotations
 
-import json
-import sys
+from typing import Any
+from urllib.parse import quote
 
 import click
 
-from mirage_query.cli.settings import load_settings
+from mirage_query.cli.client import (
+    USAGE,
+    Api,
+    CliError,
+    json_option,
+    print_json,
+    project_option,
+    resolve_project,
+)
+from mirage_query.cli.output import citation, print_hits
+
+__all__ = ["citation", "search"]
+MAX_BATCH = 8
 
 
 @click.command()
-@click.option("--project", "-p", required=True, help="Project to search.")
+@project_option
+@click.argument("queries", nargs=-1, required=True, metavar="QUERY...")
+@click.option("--batch", is_flag=True, help=f"Run each QUERY (up to {MAX_BATCH}) in one request.")
 @click.option("--limit", "-n", type=click.IntRange(1, 100), default=10, show_default=True)
-@click.option("--threshold", type=float, default=None, help="Minimum cosine similarity.")
-@click.option("--json", "as_json", is_flag=True, help="Print the API's JSON unchanged.")
-@click.argument("query")
-def search(project: str, limit: int, threshold: float | None, as_json: bool, query: str) -> None:
-    """Search PROJECT for QUERY and print the best passages with their citations."""
-    import httpx
+@click.option(
+    "--mode",
+    type=click.Choice(["hybrid", "vector", "text"]),
+    default="hybrid",
+    show_default=True,
+    help="Vector and full-text fused (RRF), or one of them.",
+)
+@click.option("--tag", "tags", multiple=True, help="Only chunks with this tag (repeatable).")
+@click.option(
+    "--document", "-d", "document_refs", multiple=True, help="Only this document (id or file name)."
+)
+@click.option(
+    "--expand",
+    type=click.IntRange(0, 3),
+    default=0,
+    show_default=True,
+    help="Add N neighbouring chunks around each hit for context.",
+)
+@click.option(
+    "--threshold", type=click.FloatRange(-1, 1), default=None, help="Min cosine similarity."
+)
+@json_option
+def search(
+    project: str | None,
+    queries: tuple[str, ...],
+    batch: bool,
+    limit: int,
+    mode: str,
+    tags: tuple[str, ...],
+    document_refs: tuple[str, ...],
+    expand: int,
+    threshold: float | None,
+    as_json: bool,
+) -> None:
+    """Search the project and print the best passages with their citations.
 
-    from mirage_pipeline.settings import read_api_keys
-
-    settings = load_settings()
-    keys = read_api_keys(settings)
-    body: dict[str, object] = {"query": query, "limit": limit}
+    \b
+    mirage search "how do I brew coffee"
+    mirage search --batch "first sub-question" "second sub-question" --json
+    """
+    if not batch and len(queries) > 1:
+        raise CliError(
+            f"got {len(queries)} queries: quote the question, or use --batch for several", USAGE
+        )
+    if batch and len(queries) > MAX_BATCH:
+        raise CliError(f"--batch takes at most {MAX_BATCH} queries (got {len(queries)})", USAGE)
+    project = resolve_project(project)
+    body: dict[str, Any] = {"limit": limit, "mode": mode, "expand": expand}
     if threshold is not None:
         body["threshold"] = threshold
-    url = f"{settings.api_url}/projects/{project}/search"
-    try:
-        response = httpx.post(
-            url, json=body, headers={"X-API-Key": keys[0] if keys else ""}, timeout=60
-        )
-    except httpx.TransportError:
-        click.echo(f"cannot reach miRAGe at {settings.api_url} — is `mirage up` running?", err=True)
-        sys.exit(4)
-    if response.status_code == 401:
-        click.echo("the API key was refused: set MIRAGE_API_KEY", err=True)
-        sys.exit(5)
-    if response.status_code == 404:
-        click.echo(response.json().get("detail", "not found"), err=True)
-        sys.exit(3)
-    if response.status_code >= 400:
-        click.echo(f"search failed ({response.status_code}): {response.text}", err=True)
-        sys.exit(1)
-    results = response.json()
+    filters: dict[str, list[str]] = {}
+    if tags:
+        filters["tags"] = list(tags)
+    if document_refs:
+        filters["documents"] = list(document_refs)
+    if filters:
+        body["filters"] = filters
+    api = Api.from_env()
+    base = f"/projects/{quote(project, safe='')}/search"
+    if not batch:
+        hits = api.post(base, json={"query": queries[0], **body})
+        if as_json:
+            print_json(hits)
+        else:
+            print_hits(hits)
+        return
+    answer = api.post(f"{base}/batch", json={"queries": [{"query": q} for q in queries], **body})
     if as_json:
-        click.echo(json.dumps(results, ensure_ascii=False, indent=2))
+        print_json(answer)
         return
-    if not results:
-        click.echo("no results")
-        return
-    for rank, hit in enumerate(results, 1):
-        click.echo(click.style(f"{rank}. {citation(hit)}  [{hit['score']:.3f}]", bold=True))
-        snippet = " ".join(hit["content"].split())
-        click.echo(f"   {snippet[:300]}{'…' if len(snippet) > 300 else ''}\n")
-
-
-def citation(hit: dict) -> str:
-    """`file › chapter › section (lines a–b)` from a search result."""
-    structure = hit.get("structure") or {}
-    parts = [hit["document"].get("title") or hit["document"]["filename"]]
-    parts += [h for h in structure.get("heading_path", []) if h and h not in parts]
-    where = ""
-    if structure.get("page_start"):
-        where = f" (pp. {structure['page_start']}–{structure.get('page_end')})"
-    elif structure.get("page"):
-        where = f" (p. {structure['page']})"
-    elif structure.get("line_start"):
-        where = f" (lines {structure['line_start']}–{structure.get('line_end')})"
-    return " › ".join(parts) + where
+    for i, (query, hits) in enumerate(zip(queries, answer["results"], strict=True), 1):
+        found = sum(1 for h in hits if not h.get("context"))
+        click.echo(
+            click.style(f"Q{i}: {query}", bold=True) + f"  ({found} hit{'' if found == 1 else 's'})"
+        )
+    click.echo()
+    print_hits(answer["union"], found_by=True)

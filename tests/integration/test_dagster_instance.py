@@ -36,6 +36,7 @@ def test_dagster_yaml_runs_on_postgres(postgres, database_url, tmp_path, monkeyp
     with dg.DagsterInstance.from_config(str(home)) as instance:
         assert type(instance.run_storage).__name__ == "PostgresRunStorage"
         assert type(instance.run_coordinator).__name__ == "QueuedRunCoordinator"
+        assert instance.get_concurrency_config().pool_config.default_pool_limit == 1
         instance.add_dynamic_partitions("documents", ["demo/a.md"])
         result = dg.materialize(
             document_assets,

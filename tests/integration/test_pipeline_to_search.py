@@ -56,8 +56,22 @@ def run_sensor(instance: dg.DagsterInstance, mirage: MirageResource, cursor: str
     )
     result = documents_sensor(context)
     for request in result.dynamic_partitions_requests or []:
-        instance.add_dynamic_partitions(request.partitions_def_name, list(request.partition_keys))
+        if isinstance(request, dg.DeleteDynamicPartitionsRequest):
+            for key in request.partition_keys:
+                instance.delete_dynamic_partition(request.partitions_def_name, key)
+        else:
+            instance.add_dynamic_partitions(
+                request.partitions_def_name, list(request.partition_keys)
+            )
     return result
+
+
+def age(root: Path, seconds: float = 30) -> None:
+    """Make every file under `root` look settled (written `seconds` ago)."""
+    then = time.time() - seconds
+    for path in root.rglob("*"):
+        if path.is_file():
+            os.utime(path, (then, then))
 
 
 def materialize_all(instance, mirage, run_requests) -> dict[str, bool]:
@@ -87,6 +101,7 @@ def documents(tmp_path: Path) -> Path:
     (root / "other" / "secret.md").write_text(
         "# Secret\n\nTomatoes are grown on the other project too.\n", encoding="utf-8"
     )
+    age(root)
     return root
 
 
@@ -166,8 +181,7 @@ async def test_dropped_files_become_searchable(documents, mirage, database_url, 
     assert second.run_requests == []
     edited = documents / "demo" / "gardening.md"
     edited.write_text(GARDENING.replace("six hours", "eight hours"), encoding="utf-8")
-    later = time.time() + 5
-    os.utime(edited, (later, later))
+    age(edited.parent, seconds=10)  # settled, and another mtime than before
     third = run_sensor(instance, mirage, cursor=second.cursor)
     assert [r.partition_key for r in third.run_requests] == ["demo/gardening.md"]
     assert materialize_all(instance, mirage, third.run_requests) == {"demo/gardening.md": True}

@@ -81,10 +81,25 @@ def test_small_sections_merge_with_their_neighbour(count) -> None:
 
 
 def test_estimated_counts_stay_close_to_the_tokenizer(count) -> None:
-    estimate = TokenEstimator(count)
     texts = [" ".join(SENTENCES[i : i + 5]) for i in range(0, 150, 5)]
+    estimate = TokenEstimator(count, texts, sample=1)
     errors = [abs(estimate(t) - (count(t) - estimate.overhead)) / count(t) for t in texts]
     assert max(errors) < 0.1
+    # The ratio is the document's, rounded: editing one text does not move the others' counts.
+    edited = [*texts[:-1], texts[-1].replace("design", "the overall architecture")]
+    assert TokenEstimator(count, edited, sample=1).ratio == estimate.ratio
+
+
+def test_an_edit_changes_only_the_chunks_around_it(count) -> None:
+    paragraphs = [" ".join(SENTENCES[i : i + 3]) for i in range(0, 200, 3)]
+    doc = "# Book\n\n## Long section\n\n" + "\n\n".join(paragraphs)
+    policy = ChunkingPolicy.for_window(512)
+    before = chunk_document(parse_document(doc.encode(), "b.md"), count, policy)
+    for n in (5, 30, 60):
+        edited = doc.replace(paragraphs[n], paragraphs[n] + " One more sentence was added here.")
+        after = chunk_document(parse_document(edited.encode(), "b.md"), count, policy)
+        old = {c.content for c in before}
+        assert sum(1 for c in after if c.content not in old) <= 3
 
 
 ADR = """---

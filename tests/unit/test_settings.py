@@ -72,3 +72,21 @@ def test_api_key_file_is_read_when_the_variable_is_unset(tmp_path: Path) -> None
     assert read_api_keys(s) == ("secret",)
     env = Settings.from_env({"MIRAGE_HOME": str(tmp_path), "MIRAGE_API_KEY": "k"})
     assert read_api_keys(env) == ("k",)
+
+
+def test_instance_config_carries_run_and_embedding_concurrency(tmp_path):
+    import yaml
+
+    from mirage_query.stack import write_instance_config
+
+    settings = Settings.from_env(
+        {
+            "MIRAGE_HOME": str(tmp_path),
+            "MIRAGE_MAX_CONCURRENT_RUNS": "3",
+            "MIRAGE_EMBED_CONCURRENCY": "2",
+        }
+    )
+    written = yaml.safe_load(write_instance_config(settings).read_text())
+    assert written["concurrency"]["runs"]["max_concurrent_runs"] == 3
+    assert written["concurrency"]["pools"]["default_limit"] == 2
+    assert written["run_coordinator"]["class"] == "QueuedRunCoordinator"

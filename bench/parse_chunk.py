@@ -1,0 +1,144 @@
+"""Parse + chunk throughput on a 300+ page text PDF, on one core. Prints JSON.
+
+    .venv/bin/python bench/parse_chunk.py [--pages 320] [--repeat 5] [--pdf FILE]
+
+Without --pdf it writes a book-like PDF (an outline, chapters and sections, running headers,
+page numbers, about 2 300 characters of English and Russian prose per page) with PyMuPDF, so
+the figure does not depend on files outside the repository. Tokens are counted with the
+bundled embedder's tokenizer, as the pipeline does. The figure is the median of --repeat runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import statistics
+import time
+from pathlib import Path
+
+import pymupdf
+
+
+def _words(text: str) -> list[str]:
+    return text.split()
+
+
+WORDS_EN = _words(
+    "index retrieval passage chapter section embedding vector query citation page book "
+    "structure paragraph sentence document search result engine relevance token window "
+    "the a of to and in that is for with as on by it this be are from or at an"
+)
+WORDS_RU = _words(
+    "индекс поиск фрагмент глава раздел вектор запрос цитата страница книга структура "
+    "абзац предложение документ результат модель окно и в не на что с по как это для от"
+)
+_FONT = Path("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf")  # Cyrillic glyphs, if present
+
+
+def make_book(path: Path, pages: int, seed: int = 7, edit_page: int | None = None) -> None:
+    """An A5 book: ~2 600 characters per page, an outline, running headers, page numbers.
+
+    `edit_page` changes the first line of that page's text (an edited paragraph).
+    """
+    rng = random.Random(seed)
+    doc = pymupdf.open()
+    font = {"fontname": "dejavu", "fontfile": str(_FONT)} if _FONT.exists() else {}
+    toc = []
+    chapter = 0
+    for number in range(1, pages + 1):
+        page = doc.new_page(width=420, height=595)
+        header = f"A Synthetic Handbook — chapter {max(chapter, 1)}"
+        page.insert_text((40, 30), header, fontsize=7, **font)
+        y = 60.0
+        if number % 12 == 1:
+            chapter += 1
+            title = f"Chapter {chapter}. On topic {chapter}"
+            page.insert_text((40, y), title, fontsize=16, **font)
+            toc.append([1, title, number])
+            y += 30
+        if number % 4 == 3:
+            title = f"{chapter}.{number % 12} A section about {rng.choice(WORDS_EN)}"
+            page.insert_text((40, y), title, fontsize=12, **font)
+            toc.append([2, title, number])
+            y += 22
+        words = WORDS_RU if (font and chapter % 3 == 0) else WORDS_EN
+        line = ""
+        while y < 555:
+            word = rng.choice(words)
+            if len(line) + len(word) > 68:
+                if number == edit_page:
+                    line, edit_page = "an edited sentence replaces this line entirely", None
+                page.insert_text((40, y), line, fontsize=9, **font)
+                y += 12.5
+                line = ""
+                if rng.random() < 0.15:
+                    y += 6  # paragraph break
+            line = f"{line} {word}".strip() + ("." if rng.random() < 0.08 else "")
+        page.insert_text((205, 580), str(number), fontsize=7, **font)
+    doc.set_toc(toc)
+    doc.set_metadata({"title": "A Synthetic Handbook"})
+    doc.save(path)
+    doc.close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pages", type=int, default=320)
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--pdf", type=Path)
+    args = parser.parse_args()
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    if hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})  # one core
+
+    from mirage_pipeline.chunking import ChunkingPolicy, chunk_document
+    from mirage_pipeline.embedders.local import LocalE5Embedder
+    from mirage_pipeline.parsing import parse_document
+
+    path = args.pdf
+    if path is None:
+        path = Path(os.environ.get("TMPDIR", "/tmp")) / f"mirage-bench-{args.pages}p-v2.pdf"
+        if not path.exists():
+            make_book(path, args.pages)
+    data = path.read_bytes()
+    embedder = LocalE5Embedder()
+    policy = ChunkingPolicy.for_window(embedder.max_tokens)
+    parse_s, chunk_s, total_s = [], [], []
+    for _ in range(args.repeat):
+        started = time.perf_counter()
+        doc = parse_document(data, path.name)
+        parsed = time.perf_counter()
+        chunks = chunk_document(doc, embedder.count_tokens, policy)
+        done = time.perf_counter()
+        parse_s.append(parsed - started)
+        chunk_s.append(done - parsed)
+        total_s.append(done - started)
+    pages = doc.pages or 0
+    exact = [embedder.count_tokens(c.embed_text) for c in chunks]
+    print(
+        json.dumps(
+            {
+                "pdf": str(path),
+                "pages": pages,
+                "chunks": len(chunks),
+                "chars": sum(len(c.content) for c in chunks),
+                "parse_seconds_median": round(statistics.median(parse_s), 3),
+                "chunk_seconds_median": round(statistics.median(chunk_s), 3),
+                "pages_per_second_median": round(pages / statistics.median(total_s), 1),
+                "target_pages_per_second": 200,
+                "tokens_max_exact": max(exact),
+                "tokens_median_exact": statistics.median(exact),
+                "window": embedder.max_tokens,
+                "with_chapter_share": round(
+                    sum(1 for c in chunks if c.structure.get("chapter")) / len(chunks), 3
+                ),
+            },
+            indent=2,
+        )
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,98 @@
+"""`mirage documents add --wait` while the real pipeline (sensor + materialize) indexes the file."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import dagster as dg
+import pytest
+
+from mirage_pipeline.defs.resources import MirageResource
+from mirage_pipeline.settings import Settings
+from tests.integration.test_pipeline_to_search import materialize_all, run_sensor
+from tests.support.live_service import free_port, live_service
+from tests.support.live_service import run_cli as run
+
+pytestmark = pytest.mark.integration
+
+NOTE = """# Beekeeping
+
+## Hives
+
+Open the hive on a warm, windless afternoon, and move slowly so that the bees stay calm.
+"""
+
+
+@pytest.fixture
+def pipeline_and_service(database_url, local_embedder, tmp_path) -> Iterator[tuple[str, Path]]:
+    """The query service, and Dagster's sensor + materializations looping in a thread."""
+    docs = tmp_path / "documents"
+    docs.mkdir()
+    mirage = MirageResource(
+        documents_dir=str(docs),
+        database_url=database_url,
+        embedder="local:multilingual-e5-small",
+        settle_seconds=0.0,
+    )
+    stop = threading.Event()
+    errors: list[BaseException] = []
+
+    def loop() -> None:
+        instance = dg.DagsterInstance.ephemeral()
+        cursor = None
+        try:
+            while not stop.is_set():
+                result = run_sensor(instance, mirage, cursor)
+                cursor = result.cursor
+                materialize_all(instance, mirage, result.run_requests)
+                stop.wait(0.5)
+        except BaseException as exc:  # surfaced by the test
+            errors.append(exc)
+
+    settings = Settings.from_env({"MIRAGE_HOME": str(tmp_path)}).with_overrides(
+        database_url=database_url,
+        api_keys=("secret",),
+        documents_dir=docs,
+        dagster_url=f"http://127.0.0.1:{free_port()}",
+    )
+    with live_service(settings, local_embedder) as url:
+        worker = threading.Thread(target=loop, daemon=True)
+        worker.start()
+        try:
+            yield url, docs
+        finally:
+            stop.set()
+            worker.join(120)
+    assert not errors, errors
+
+
+def test_add_wait_reaches_ready_then_searchable(pipeline_and_service, tmp_path):
+    url, docs = pipeline_and_service
+    assert not any(docs.iterdir())
+    note = tmp_path / "bees.md"
+    note.write_text(NOTE, encoding="utf-8")
+    empty = tmp_path / "empty.md"
+    empty.write_bytes(b"")
+
+    added = run(["documents", "add", "-p", "garden", str(note), "--wait", "--timeout", "240"], url)
+    assert added.exit_code == 0, added.output
+    assert "uploaded bees.md → garden/bees.md (pending)" in added.output
+    assert (docs / "garden" / "bees.md").is_file()
+    assert "ready" in added.output and "#" * 20 in added.output  # the bar, full
+    status = json.loads(
+        run(["documents", "status", "-p", "garden", "bees.md", "--json"], url).output
+    )
+    assert status["status"] == "ready" and status["chunk_count"] >= 1
+    hits = json.loads(
+        run(["search", "-p", "garden", "when to open a beehive", "--json"], url).output
+    )
+    assert hits[0]["document"]["filename"] == "bees.md"
+
+    failed = run(["documents", "add", "-p", "garden", str(empty), "--wait", "--json"], url)
+    assert failed.exit_code == 1, failed.output
+    final = json.loads(failed.stdout)  # the API's document objects; the bars go to stderr
+    assert final[0]["status"] == "error" and final[0]["error"] == "empty file"
+    assert "empty.md: empty file" in failed.stderr

@@ -1,0 +1,276 @@
+"""Dagster as the control plane: edit → only changed chunks embedded, delete → nothing left,
+retries, settling files, the embedding cache across projects, a second model's index, Parquet
+stages re-materialized alone, and the asset checks."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import dagster as dg
+import numpy as np
+import psycopg
+import pytest
+
+from mirage_pipeline.defs.assets import chunk_embeddings, chunk_index, document_assets
+from mirage_pipeline.defs.io_managers import ParquetIOManager
+from mirage_pipeline.defs.resources import MirageResource
+from tests.integration.test_pipeline_to_search import age, run_sensor
+from tests.support.fake_ollama import FakeOllama, running_fake_ollama
+
+pytestmark = pytest.mark.integration
+
+
+def chapter(n: int) -> str:
+    paragraphs = [
+        f"Paragraph {p} of chapter {n} explains step {p} of process {n} in plain words, "
+        f"with enough detail that it stands alone as a passage of its own."
+        for p in range(1, 4)
+    ]
+    return f"## Chapter {n}\n\n" + "\n\n".join(paragraphs) + "\n"
+
+
+BOOK = "# Manual\n\n" + "\n".join(chapter(n) for n in range(1, 7))
+
+
+def embedded_texts(fake: FakeOllama) -> list[str]:
+    texts = []
+    for request in fake.requests:
+        inputs = request.get("input")
+        texts += [inputs] if isinstance(inputs, str) else list(inputs)
+    return [t for t in texts if t != "dimension probe"]
+
+
+def materialize(instance, mirage, key: str, tmp: Path, selection=None) -> dg.ExecuteInProcessResult:
+    return dg.materialize(
+        document_assets,
+        selection=selection,
+        partition_key=key,
+        instance=instance,
+        resources={"mirage": mirage, "io_manager": ParquetIOManager(base_dir=str(tmp / "storage"))},
+        raise_on_error=False,
+    )
+
+
+def tick_and_run(instance, mirage, cursor, tmp) -> tuple[str, dict[str, bool]]:
+    result = run_sensor(instance, mirage, cursor)
+    outcome = {
+        r.partition_key: materialize(instance, mirage, r.partition_key, tmp).success
+        for r in result.run_requests
+    }
+    return result.cursor, outcome
+
+
+def rows(url: str, sql: str, *args) -> list[tuple]:
+    with psycopg.connect(url) as conn:
+        return conn.execute(sql, args).fetchall()
+
+
+@pytest.fixture
+def fake():
+    with running_fake_ollama(FakeOllama(models={"mxbai-embed-large": 1024})) as server:
+        yield server
+
+
+@pytest.fixture
+def setup(tmp_path: Path, database_url: str, fake: FakeOllama):
+    docs = tmp_path / "documents"
+    (docs / "demo").mkdir(parents=True)
+    mirage = MirageResource(
+        documents_dir=str(docs),
+        database_url=database_url,
+        embedder="ollama:mxbai-embed-large",
+        ollama_host=fake.url,
+    )
+    return docs, mirage, dg.DagsterInstance.ephemeral()
+
+
+def test_edit_embeds_only_changed_chunks_and_delete_leaves_nothing(
+    setup, fake, database_url, tmp_path
+) -> None:
+    docs, mirage, instance = setup
+    book = docs / "demo" / "manual.md"
+    book.write_text(BOOK, encoding="utf-8")
+    age(docs)
+    cursor, outcome = tick_and_run(instance, mirage, None, tmp_path)
+    assert outcome == {"demo/manual.md": True}
+    first = len(embedded_texts(fake))
+    ((status, count),) = rows(database_url, "SELECT status, chunk_count FROM documents")
+    assert status == "ready" and count == first >= 6
+
+    # Asset checks ran with the write and passed.
+    event = instance.get_latest_materialization_event(dg.AssetKey("chunk_index"))
+    assert event is not None
+    checks = instance.event_log_storage.get_latest_asset_check_execution_by_key(
+        [dg.AssetCheckKey(dg.AssetKey("chunk_index"), "chunk_count_matches")]
+    )
+    assert all(c.status.value == "SUCCEEDED" for c in checks.values())
+
+    # A touch is no change; an edited paragraph re-embeds only the chunks it is in.
+    age(docs, seconds=20)
+    cursor, outcome = tick_and_run(instance, mirage, cursor, tmp_path)
+    assert outcome == {}
+    book.write_text(BOOK.replace("step 2 of process 4", "step 2 of the REVISED process 4"))
+    age(docs, seconds=10)
+    fake.requests.clear()
+    cursor, outcome = tick_and_run(instance, mirage, cursor, tmp_path)
+    assert outcome == {"demo/manual.md": True}
+    again = embedded_texts(fake)
+    assert 1 <= len(again) <= 2 and all("REVISED" in t for t in again)
+    contents = [c for (c,) in rows(database_url, "SELECT content FROM chunks")]
+    assert any("REVISED process 4" in c for c in contents)
+    assert not any("step 2 of process 4" in c for c in contents)
+
+    # Deleted: no row of the document remains and its partition is gone.
+    book.unlink()
+    cursor, outcome = tick_and_run(instance, mirage, cursor, tmp_path)
+    assert outcome == {}
+    assert rows(database_url, "SELECT count(*) FROM chunks") == [(0,)]
+    assert rows(database_url, "SELECT count(*) FROM documents") == [(0,)]
+    assert instance.get_dynamic_partitions("documents") == []
+
+
+def test_copy_into_another_project_costs_no_embedding(setup, fake, database_url, tmp_path):
+    docs, mirage, instance = setup
+    (docs / "demo" / "manual.md").write_text(BOOK, encoding="utf-8")
+    age(docs)
+    cursor, _ = tick_and_run(instance, mirage, None, tmp_path)
+    fake.requests.clear()
+    (docs / "other").mkdir()
+    shutil.copy(docs / "demo" / "manual.md", docs / "other" / "manual.md")
+    age(docs)
+    cursor, outcome = tick_and_run(instance, mirage, cursor, tmp_path)
+    assert outcome == {"other/manual.md": True}
+    assert embedded_texts(fake) == []
+    event = instance.get_latest_materialization_event(dg.AssetKey("chunk_embeddings"))
+    meta = event.asset_materialization.metadata
+    assert meta["embedded"].value == 0 and meta["cache_hits"].value >= 6
+    assert rows(database_url, "SELECT count(DISTINCT project_id) FROM chunks") == [(2,)]
+
+
+def test_embedder_failing_twice_then_recovering_ends_ready(setup, fake, database_url, tmp_path):
+    docs, mirage, instance = setup
+    (docs / "demo" / "a.md").write_text("# A\n\nSome text to embed.\n", encoding="utf-8")
+    age(docs)
+    assert mirage.get_embedder().dimension == 1024  # probe first, then arm the failures
+    fake.fail_next = 2
+    _, outcome = tick_and_run(instance, mirage, None, tmp_path)
+    assert outcome == {"demo/a.md": True}
+    assert rows(database_url, "SELECT status, error_message FROM documents") == [("ready", None)]
+
+
+def test_an_embedder_that_stays_down_ends_in_error(setup, fake, database_url, tmp_path):
+    docs, mirage, instance = setup
+    (docs / "demo" / "a.md").write_text("# A\n\nSome text to embed.\n", encoding="utf-8")
+    age(docs)
+    assert mirage.get_embedder().dimension == 1024
+    fake.fail_next = 100
+    _, outcome = tick_and_run(instance, mirage, None, tmp_path)
+    assert outcome == {"demo/a.md": False}
+    ((status, error),) = rows(
+        database_url, "SELECT status, error_message FROM documents WHERE path = 'a.md'"
+    )
+    assert status == "error" and "gave up after 4 attempts" in error and "OLLAMA_HOST" in error
+
+
+def test_files_being_written_wait_until_settled(setup, database_url, tmp_path):
+    docs, mirage, instance = setup
+    (docs / "demo" / "big.md").write_text("# Big\n\npart one\n", encoding="utf-8")
+    (docs / "demo" / "book.pdf.part").write_bytes(b"%PDF-1.4 half")
+    (docs / "demo" / "~$draft.md").write_text("lock file")
+    first = run_sensor(instance, mirage, None)
+    assert first.run_requests == []  # just written: not yet settled
+    (docs / "demo" / "big.md").write_text("# Big\n\npart one\n\npart two\n", encoding="utf-8")
+    second = run_sensor(instance, mirage, first.cursor)
+    assert second.run_requests == []  # still changing
+    third = run_sensor(instance, mirage, second.cursor)
+    assert [r.partition_key for r in third.run_requests] == ["demo/big.md"]
+    assert rows(database_url, "SELECT path, status FROM documents") == [("big.md", "pending")]
+    assert rows(database_url, "SELECT name FROM projects") == [("demo",)]
+
+
+def test_a_second_model_gets_its_own_index(setup, database_url, tmp_path, local_embedder):
+    docs, ollama_mirage, instance = setup
+    (docs / "demo" / "manual.md").write_text(BOOK, encoding="utf-8")
+    age(docs)
+    instance.add_dynamic_partitions("documents", ["demo/manual.md"])
+    assert materialize(instance, ollama_mirage, "demo/manual.md", tmp_path).success
+    local = MirageResource(
+        documents_dir=str(docs), database_url=database_url, embedder="local:multilingual-e5-small"
+    )
+    assert materialize(instance, local, "demo/manual.md", tmp_path).success
+    per_index = rows(
+        database_url,
+        "SELECT e.model, e.dimension, count(*), min(vector_dims(c.embedding)),"
+        " max(vector_dims(c.embedding)) FROM chunks c JOIN embedding_indexes e"
+        " ON e.id = c.index_id GROUP BY e.model, e.dimension ORDER BY e.dimension",
+    )
+    assert [(m, d, lo, hi) for m, d, _, lo, hi in per_index] == [
+        ("local:multilingual-e5-small", 384, 384, 384),
+        ("ollama:mxbai-embed-large", 1024, 1024, 1024),
+    ]
+
+
+def test_one_stage_rematerializes_alone_from_parquet(setup, fake, database_url, tmp_path):
+    docs, mirage, instance = setup
+    (docs / "demo" / "manual.md").write_text(BOOK, encoding="utf-8")
+    age(docs)
+    instance.add_dynamic_partitions("documents", ["demo/manual.md"])
+    assert materialize(instance, mirage, "demo/manual.md", tmp_path).success
+    stored = sorted(
+        p.relative_to(tmp_path / "storage").as_posix()
+        for p in (tmp_path / "storage").rglob("*.parquet")
+    )
+    assert stored == [
+        "chunk_embeddings/demo%2Fmanual.md.parquet",
+        "document_chunks/demo%2Fmanual.md.parquet",
+        "parsed_document/demo%2Fmanual.md.parquet",
+        "raw_file/demo%2Fmanual.md.parquet",
+    ]
+    fake.requests.clear()
+    before = rows(database_url, "SELECT id, content FROM chunks ORDER BY position")
+    again = materialize(
+        instance, mirage, "demo/manual.md", tmp_path, selection=[chunk_embeddings, chunk_index]
+    )
+    assert again.success
+    assert embedded_texts(fake) == []  # inputs came from Parquet, vectors from the cache
+    after = rows(database_url, "SELECT id, content FROM chunks ORDER BY position")
+    assert [c for _, c in after] == [c for _, c in before]
+    vectors = np.asarray(
+        rows(database_url, "SELECT embedding::text FROM chunks LIMIT 1")[0][0]
+        .strip("[]")
+        .split(","),
+        dtype=float,
+    )
+    assert vectors.shape == (1024,)
+
+
+def test_reindex_project_job_requests_one_run_per_document(setup, tmp_path):
+    from mirage_pipeline.defs.reindex import reindex_project
+
+    docs, mirage, instance = setup
+    (docs / "demo" / "a.md").write_text("# A\n\nAlpha.\n", encoding="utf-8")
+    (docs / "demo" / "b.md").write_text("# B\n\nBeta.\n", encoding="utf-8")
+    (docs / "other").mkdir()
+    (docs / "other" / "c.md").write_text("# C\n\nGamma.\n", encoding="utf-8")
+    age(docs)
+    cursor, outcome = tick_and_run(instance, mirage, None, tmp_path)
+    assert len(outcome) == 3 and all(outcome.values())
+
+    def launch(config: dict) -> bool:
+        return reindex_project.execute_in_process(
+            run_config={"ops": {"request_project_reindex": {"config": config}}},
+            resources={"mirage": mirage},
+            instance=instance,
+            raise_on_error=False,
+        ).success
+
+    assert launch({"project": "demo"})
+    result = run_sensor(instance, mirage, cursor)
+    assert sorted(r.partition_key for r in result.run_requests) == ["demo/a.md", "demo/b.md"]
+    assert all(r.tags["mirage/project"] == "demo" for r in result.run_requests)
+    assert run_sensor(instance, mirage, result.cursor).run_requests == []  # served once
+    assert launch({"project": "other", "document": "c.md"})
+    result = run_sensor(instance, mirage, result.cursor)
+    assert [r.partition_key for r in result.run_requests] == ["other/c.md"]
+    assert not launch({"project": "nope"})

@@ -1,0 +1,64 @@
+"""Human output of the CLI: citations, snippets, tables, progress bars."""
+
+from __future__ import annotations
+
+import click
+from click.testing import CliRunner
+
+from mirage_query.cli import cli
+from mirage_query.cli.output import citation, snippet, table
+from mirage_query.cli.progress import bar_line
+
+
+def test_citation_book_chapter_section_and_place() -> None:
+    pdf = {
+        "structure": {
+            "book": "PostgreSQL Internals",
+            "heading_path": ["PostgreSQL Internals", "Write-Ahead Log", "Checkpoints"],
+            "page": 212,
+        },
+        "document": {"filename": "pg.pdf", "title": "PostgreSQL Internals"},
+    }
+    assert citation(pdf) == "PostgreSQL Internals › Write-Ahead Log › Checkpoints (p. 212)"
+    spread = {"structure": {"book": "B", "chapter": "C", "page_start": 3, "page_end": 5}}
+    assert citation(spread) == "B › C (pp. 3–5)"
+    text = {"structure": {"line_start": 9, "line_end": 12}, "document": {"filename": "n.md"}}
+    assert citation(text) == "n.md (lines 9–12)"
+    assert citation(
+        {"structure": {"line_start": 4, "line_end": 4}, "document": {"title": "T"}}
+    ) == ("T (line 4)")
+
+
+def test_snippet_bolds_highlighted_terms_and_stays_short() -> None:
+    hit = {"content": "x", "highlights": ["the <b>checkpoint</b> writes dirty pages"]}
+    assert click.unstyle(snippet(hit)) == "the checkpoint writes dirty pages"
+    assert "\x1b[" in snippet(hit)  # styled (click strips it when not on a terminal)
+    long = {"content": "word " * 200, "highlights": []}
+    assert len(click.unstyle(snippet(long, width=50))) <= 52
+
+
+def test_table_aligns_columns() -> None:
+    @click.command()
+    def show() -> None:
+        table(["NAME", "N"], [["alpha", 1], ["b", 100]])
+
+    lines = CliRunner().invoke(show).output.splitlines()
+    assert lines == ["NAME     N", "alpha    1", "b      100"]
+
+
+def test_progress_bar_per_status() -> None:
+    pending = click.unstyle(bar_line("a.md", {"status": "pending"}, 1, 6))
+    assert pending.startswith("a.md    [#####---------------]  pending")
+    ready = click.unstyle(bar_line("a.md", {"status": "ready", "chunk_count": 3}, 5, 4))
+    assert "[" + "#" * 20 + "]" in ready and ready.endswith("3 chunks")
+    error = click.unstyle(bar_line("a.md", {"status": "error", "error": "empty file"}, 5, 4))
+    assert error.endswith("empty file")
+
+
+def test_every_command_of_the_issue_is_there() -> None:
+    out = CliRunner().invoke(cli, ["--help"]).output
+    for name in ["documents", "init", "inspect", "projects", "reindex", "search", "skill", "up"]:
+        assert f"  {name} " in out, name
+    documents = CliRunner().invoke(cli, ["documents", "--help"]).output
+    for name in ["add", "chunks", "list", "remove", "status"]:
+        assert f"  {name} " in documents, name
