@@ -54,13 +54,14 @@ def index_corpus(url: str, embedder, files: list[str]) -> None:
         )
     for rel in files:
         data = (CORPUS / rel).read_bytes()
-        digest = hashlib.sha256(data).hexdigest()
         name = Path(rel).name
-        if done.get(name) == digest:
-            continue
         doc = parse_document(data, name)
         chunks = chunk_document(doc, embedder.count_tokens, policy)
-        cached = CACHE / f"{digest[:16]}-{len(chunks)}.npy"
+        # keyed by what is embedded: a changed parser or chunker re-embeds, nothing else does
+        digest = hashlib.sha256("\x1e".join(c.embed_text for c in chunks).encode()).hexdigest()
+        if done.get(name) == digest:
+            continue
+        cached = CACHE / f"{digest[:24]}.npy"
         if cached.exists():
             vectors = np.load(cached)
         else:

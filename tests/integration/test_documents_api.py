@@ -264,3 +264,23 @@ async def test_request_ids_and_metrics(api):
         'route="/api/v1/projects/{project}/search"} 1'
     ) in text
     assert 'le="+Inf"' in text
+
+
+async def test_openapi_schema_lists_every_route(api):
+    client, _, _ = api
+    schema = (await client.get("/schema/openapi.json")).json()
+    paths = set(schema["paths"])
+    assert {
+        "/api/v1/projects",
+        "/api/v1/projects/{project}",
+        "/api/v1/projects/{project}/reindex",
+        "/api/v1/projects/{project}/documents",
+        "/api/v1/projects/{project}/documents/{document_id}",
+        "/api/v1/projects/{project}/documents/{document_id}/chunks",
+        "/api/v1/projects/{project}/documents/{document_id}/reindex",
+        "/api/v1/projects/{project}/search",
+        "/api/v1/projects/{project}/search/batch",
+        "/health",
+        "/ready",
+        "/metrics",
+    } <= paths, paths
