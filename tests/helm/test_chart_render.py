@@ -179,6 +179,14 @@ def test_pipeline_and_query_wait_for_the_model(render):
         assert [c["name"] for c in spec["initContainers"]] == ["wait-for-dependencies"]
 
 
+def test_query_service_reaches_the_dagster_webserver_for_reindex(render):
+    manifests = render({})
+    env_cm = find(manifests, "ConfigMap", f"{RELEASE}-env")["data"]
+    service = find(manifests, "Service", f"{RELEASE}-dagster-webserver")
+    port = service["spec"]["ports"][0]["port"]
+    assert env_cm["MIRAGE_DAGSTER_URL"] == f"http://{RELEASE}-dagster-webserver:{port}"
+
+
 def test_ingress_off_renders_no_ingress(render):
     assert not [m for m in render({"ingress": {"enabled": False}}) if m["kind"] == "Ingress"]
 
