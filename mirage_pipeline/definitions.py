@@ -6,11 +6,12 @@ from mirage_pipeline.defs.assets import document_assets
 from mirage_pipeline.defs.io_managers import ParquetIOManager
 from mirage_pipeline.defs.reindex import reindex_project
 from mirage_pipeline.defs.resources import MirageResource
+from mirage_pipeline.defs.run_failures import run_failure_sensors
 from mirage_pipeline.defs.sensors import documents_sensor, index_document_job
 
 defs = dg.Definitions(
     assets=document_assets,
     jobs=[index_document_job, reindex_project],
-    sensors=[documents_sensor],
+    sensors=[documents_sensor, *run_failure_sensors],
     resources={"mirage": MirageResource(), "io_manager": ParquetIOManager()},
 )

@@ -33,4 +33,6 @@ def test_sensor_job_and_resources():
     sensor = repo.get_sensor_def("documents_sensor")
     assert sensor.default_status == dg.DefaultSensorStatus.RUNNING
     assert sensor.job_name == "index_document"
+    for name in ("indexing_run_failed", "indexing_run_canceled"):
+        assert repo.get_sensor_def(name).default_status == dg.DefaultSensorStatus.RUNNING
     assert "mirage" in repo.get_top_level_resources()

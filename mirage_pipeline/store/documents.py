@@ -153,3 +153,19 @@ def delete_document(conn: psycopg.Connection, *, project: str, path: str) -> int
             (project, path),
         )
         return cur.rowcount
+
+
+def mark_unfinished_document_error(
+    conn: psycopg.Connection, *, project: str, path: str, message: str
+) -> bool:
+    """A run died outside its steps' own error handling (a crash, a storage error, a cancel):
+    a document it left `pending` or `indexing` becomes `error`. Returns whether one changed;
+    a document already `ready` or `error` (a later run, or the step's own reason) is kept."""
+    with conn.transaction():
+        cur = conn.execute(
+            "UPDATE documents d SET status = 'error', error_message = %s, updated_at = now()"
+            " FROM projects p WHERE d.project_id = p.id AND p.name = %s AND d.path = %s"
+            "   AND d.status IN ('pending', 'indexing')",
+            (message, project, path),
+        )
+        return cur.rowcount > 0
