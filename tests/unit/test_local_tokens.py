@@ -18,7 +18,7 @@ ODD = [
     "\x0e",
     "a \x0e b",
     "a stray control char at the end \x0f",
-    "quotes ‘\"’ and «ёлочки» — dashes… №5",
+    'quotes ‘"’ and «ёлочки» — dashes… №5',
     "x\x85y z\x1cw",  # whitespace to Python, not to the model
     "tab\tand\u00a0no-break\u2009thin\u3000ideographic spaces",
     "¨x combining diaeresis and ﬁ ligature",
