@@ -4,6 +4,7 @@ stages re-materialized alone, and the asset checks."""
 
 from __future__ import annotations
 
+import asyncio
 import shutil
 from pathlib import Path
 
@@ -15,6 +16,8 @@ import pytest
 from mirage_pipeline.defs.assets import chunk_embeddings, chunk_index, document_assets
 from mirage_pipeline.defs.io_managers import ParquetIOManager
 from mirage_pipeline.defs.resources import MirageResource
+from mirage_pipeline.store.schema import read_embedding_indexes
+from mirage_query.search import SearchPlan, find_project_id, search_hybrid
 from tests.integration.test_pipeline_to_search import age, run_sensor
 from tests.support.fake_ollama import FakeOllama, running_fake_ollama
 
@@ -59,6 +62,24 @@ def tick_and_run(instance, mirage, cursor, tmp) -> tuple[str, dict[str, bool]]:
         for r in result.run_requests
     }
     return result.cursor, outcome
+
+
+def search_text(url: str, query: str) -> list[str]:
+    """Contents of the text-mode hits for `query` in project demo, as the service finds them."""
+
+    async def run() -> list[str]:
+        async with await psycopg.AsyncConnection.connect(url) as conn:
+            project = await find_project_id(conn, "demo")
+            (index,) = await asyncio.to_thread(indexes, url)
+            plan = SearchPlan(query=query, mode="text")
+            return [h.content for h in await search_hybrid(conn, index, project, plan, None)]
+
+    return asyncio.run(run())
+
+
+def indexes(url: str):
+    with psycopg.connect(url) as conn:
+        return read_embedding_indexes(conn)
 
 
 def rows(url: str, sql: str, *args) -> list[tuple]:
@@ -120,6 +141,10 @@ def test_edit_embeds_only_changed_chunks_and_delete_leaves_nothing(
     contents = [c for (c,) in rows(database_url, "SELECT content FROM chunks")]
     assert any("REVISED process 4" in c for c in contents)
     assert not any("step 2 of process 4" in c for c in contents)
+    # Search (the query service's own statement) finds the new text and never the old.
+    hits = search_text(database_url, '"step 2 of the REVISED process 4"')
+    assert hits and all("REVISED" in h for h in hits[:1])
+    assert search_text(database_url, '"step 2 of process 4"') == []
 
     # Deleted: no row of the document remains and its partition is gone.
     book.unlink()
