@@ -11,9 +11,11 @@ import pymupdf
 from mirage_pipeline.parsing.model import Block, ParsedDocument, ParseError, Section
 from mirage_pipeline.parsing.pdf_headings import Heading, detect_headings, locate_outline
 from mirage_pipeline.parsing.pdf_lines import (
+    LEADER,
     Line,
     PageLines,
     body_font_size,
+    drop_printed_contents,
     drop_running_lines,
     extract_lines,
 )
@@ -29,6 +31,7 @@ _REAL_HYPHEN = re.compile(
     r"(?:^|\W)(?:non|self|well|co|cross|half|semi|multi|re|pre|post|anti|кое|какой|что|во)-$",
     re.IGNORECASE,
 )
+_LEADER_RUN = re.compile(rf"\s*(?:{LEADER.pattern})\s*")
 _SENTENCE_END = (".", "!", "?", "…", ":", ";", '"', "»", ")")
 
 pymupdf.TOOLS.mupdf_display_errors(False)
@@ -78,6 +81,7 @@ def _parse(doc: pymupdf.Document, name: str) -> ParsedDocument:
     if metadata_in.get("encryption"):
         warnings.append(f"encrypted ({metadata_in['encryption']}) but readable without a password")
     dropped = drop_running_lines(pages)
+    contents_pages = drop_printed_contents(pages)
     lines = [line for page in pages for line in page.lines]
     page_starts = _page_starts(pages)
     toc = [
@@ -101,6 +105,8 @@ def _parse(doc: pymupdf.Document, name: str) -> ParsedDocument:
         "structure_source": source,
         "running_lines_removed": dropped,
     }
+    if contents_pages:
+        metadata["printed_contents_pages"] = contents_pages
     if metadata_in.get("author"):
         metadata["authors"] = [
             a.strip() for a in re.split(r"[;,]| and ", metadata_in["author"]) if a.strip()
@@ -236,4 +242,4 @@ def _join_lines(parts: list[str]) -> str:
                 text = text.rstrip("\u00ad") + part  # a real hyphen: non-privileged
         else:
             text = f"{text} {part}"
-    return text
+    return _LEADER_RUN.sub(" … ", text).strip() if "." in text or "…" in text else text

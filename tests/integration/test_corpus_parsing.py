@@ -50,6 +50,23 @@ def test_pdf_pages_and_outline(path: str) -> None:
         )
 
 
+@pytest.mark.parametrize(
+    ("path", "pages"),
+    [
+        ("pdf/with-toc/gnu-coding-standards.en.pdf", [3, 4]),  # contents; the index at the end
+        ("pdf/no-toc/fhs-3.0.en.pdf", [4, 5, 6, 7]),  # "Printed Table of Contents on p. 4–7"
+        ("pdf/with-toc/texlive-guide-2021.ru.pdf", [1, 2]),
+    ],
+)
+def test_printed_contents_pages_are_not_indexed(path: str, pages: list[int]) -> None:
+    doc = _parse(path)
+    assert doc.metadata["printed_contents_pages"][: len(pages)] == pages
+    text = " ".join(b.text for _, s in doc.root.walk() for b in s.blocks)
+    assert not re.search(r"(?:\. ?){5,}", text)  # no dot leaders anywhere
+    if "texlive" in path:  # the body that starts on the last contents page is kept
+        assert "В этом документе описаны основные возможности" in text
+
+
 def test_pdf_without_outline_gets_a_tree_from_fonts() -> None:
     fhs = _parse("pdf/no-toc/fhs-3.0.en.pdf")
     titles = [t for _, t in _headings(fhs)]

@@ -101,6 +101,35 @@ def test_pdf_without_outline_detects_headings_from_font_sizes() -> None:
     assert (2, "2.1 Last words") in titles
 
 
+def test_pdf_printed_contents_are_dropped_and_the_body_after_them_kept() -> None:
+    contents = [
+        ("Contents", 14),
+        ("1 Beginnings . . . . . . . . . . . . . . . . . . . . . 2", 10),
+        ("1.1 First steps . . . . . . . . . . . . . . . . . . . . 2", 10),
+        ("1.2 Second steps . . . . . . . . . . . . . . . . . . . 3", 10),
+        ("2 Endings . . . . . . . . . . . . . . . . . . . . . . . 4", 10),
+        ("2.1 Last words . . . . . . . . . . . . . . . . . . . . 5", 10),
+        ("Preface", 14),
+        ("A preface after the contents, on the same page. A form with dots: name ..........", 10),
+    ]
+    toc = [
+        [1, "Preface", 1],
+        [1, "Chapter 1. Beginnings", 2],
+        [2, "1.1 First steps", 2],
+        [2, "1.2 Second steps", 3],
+        [1, "Chapter 2. Endings", 4],
+        [2, "2.1 Last words", 5],
+    ]
+    doc = parse_document(_pdf([contents, *_book_pages()], toc), "book.pdf")
+    assert doc.metadata["printed_contents_pages"] == [1]
+    everything = " ".join(b.text for _, s in doc.root.walk() for b in s.blocks)
+    assert "Contents" not in everything and ". . ." not in everything
+    preface = {s.title: s for _, s in doc.root.walk()}["Preface"]
+    # the page's body stays; a dot leader left in running text is shortened to an ellipsis
+    assert preface.blocks[0].text.startswith("A preface after the contents")
+    assert preface.blocks[0].text.endswith("name …")
+
+
 @pytest.mark.parametrize(
     ("data", "reason"),
     [
