@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hmac
 import logging
-import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -24,6 +23,7 @@ from psycopg_pool import AsyncConnectionPool, PoolTimeout
 from mirage_pipeline.embedders import Embedder, EmbedderUnavailable, create_embedder
 from mirage_pipeline.settings import Settings, read_api_keys
 from mirage_pipeline.store import prepare_database
+from mirage_query.common_terms import CommonTerms
 from mirage_query.dagster_runs import DagsterRejected, DagsterRuns, DagsterUnavailable
 from mirage_query.documents_api import DocumentController, ProjectController
 from mirage_query.observability import Metrics, ObservabilityMiddleware, configure_json_logging
@@ -126,9 +126,6 @@ def create_app(settings: Settings, *, embedder: Embedder | None = None) -> Lites
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
         nonlocal embedder
         if embedder is None:
-            # The bundled embedder's OpenMP threads would otherwise spin between queries and
-            # take the CPU from the database (measured: 1-client p95 894 ms → 95 ms).
-            os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
             embedder = await anyio.to_thread.run_sync(
                 lambda: create_embedder(settings.embedder, ollama_host=settings.ollama_host)
             )
@@ -149,6 +146,7 @@ def create_app(settings: Settings, *, embedder: Embedder | None = None) -> Lites
         app.state.pool = pool
         app.state.embedder = embedder
         app.state.index = index
+        app.state.common_terms = CommonTerms()
         try:
             yield
         finally:

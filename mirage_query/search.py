@@ -8,6 +8,7 @@ weighted Reciprocal Rank Fusion (score = Σ weight / (k + rank)).
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 from uuid import UUID
@@ -23,6 +24,10 @@ EF_SEARCH = 400  # HNSW search list: recall@10 0.98 at 100 000 chunks (bench/sea
 # The full-text leg counts half as much as the vector leg in the fusion: chosen on the tuning
 # half of eval/questions.json, it also wins on the held-out half (notes: /work/notes/issue-5.md).
 DEFAULT_TEXT_WEIGHT = 0.5
+# Full-text candidates are pre-ranked with ts_rank (term frequencies, ~2 µs a chunk) and only
+# the best TEXT_POOL of them with ts_rank_cd (cover density, ~25 µs a chunk): a query whose
+# terms occur in thousands of chunks costs milliseconds, not a tenth of a second.
+TEXT_POOL = 100
 HEADLINE_OPTIONS = "MaxFragments=2, MaxWords=24, MinWords=8, FragmentDelimiter=\x1e"
 _FRAGMENT_DELIMITER = "\x1e"
 # websearch syntax the user meant: "phrases", -exclusions, or OR; then the query is taken as is.
@@ -51,36 +56,43 @@ vec AS (
     ) v
 )"""
 
-# When at least `candidates` chunks hold every term of the query, the leg ranks those; else it
-# ranks every chunk holding any term. The gating sub-selects keep PostgreSQL from scanning for
-# the second set when the first is enough (common words can match most of a large project).
+# Full-text candidates are the chunks holding any of the query's informative lexemes (those
+# not in `common`, see common_terms.py), or, when every lexeme is common, all of them; they
+# are ranked with every lexeme of the query. A query in websearch syntax ("phrase", -word, or)
+# picks exactly the chunks that match it. A lexeme is quoted for tsquery input: quotes and
+# backslashes doubled/escaped.
 _TEXT_LEG = """
-txt_all AS MATERIALIZED (
-    SELECT c.id, ts_rank_cd(c.tsv, CASE c.lang WHEN 'ru' THEN {q_ru} WHEN 'en' THEN {q_en}
-                                                ELSE {q_simple} END) AS score
-    FROM chunks c
-    WHERE c.index_id = {index_id} AND c.project_id = %(project_id)s {filters}
-      AND ((c.lang = 'ru' AND c.tsv @@ {all_ru}) OR (c.lang = 'en' AND c.tsv @@ {all_en})
-           OR (c.lang NOT IN ('ru', 'en') AND c.tsv @@ {all_simple}))
-    ORDER BY score DESC
-    LIMIT %(candidates)s
+lexemes AS (
+    SELECT v.cfg, l.lexeme
+    FROM (VALUES ('russian'), ('english'), ('simple')) AS v(cfg)
+    CROSS JOIN LATERAL unnest(tsvector_to_array(to_tsvector(v.cfg::regconfig, %(text)s)))
+        AS l(lexeme)
+    WHERE NOT l.lexeme = ANY(%(common)s::text[])
 ),
-txt_any AS (
-    SELECT c.id, ts_rank_cd(c.tsv, CASE c.lang WHEN 'ru' THEN {q_ru} WHEN 'en' THEN {q_en}
-                                                ELSE {q_simple} END) AS score
-    FROM chunks c
-    WHERE (SELECT count(*) FROM txt_all) < %(candidates)s
-      AND c.index_id = {index_id} AND c.project_id = %(project_id)s {filters}
-      AND ((c.lang = 'ru' AND c.tsv @@ {q_ru}) OR (c.lang = 'en' AND c.tsv @@ {q_en})
-           OR (c.lang NOT IN ('ru', 'en') AND c.tsv @@ {q_simple}))
-    ORDER BY score DESC
-    LIMIT %(candidates)s
+rare AS MATERIALIZED (
+    SELECT cfg, string_agg(
+        '''' || replace(replace(lexeme, '\\', '\\\\'), '''', '''''') || '''',
+        ' | ')::tsquery AS q
+    FROM lexemes GROUP BY cfg
 ),
 txt AS (
     SELECT id, score, row_number() OVER (ORDER BY score DESC, id) AS rank FROM (
-        SELECT id, score FROM txt_all WHERE (SELECT count(*) FROM txt_all) >= %(candidates)s
-        UNION ALL SELECT id, score FROM txt_any
-    ) u
+        SELECT p.id, ts_rank_cd(p.tsv, CASE p.lang WHEN 'ru' THEN {q_ru} WHEN 'en' THEN {q_en}
+                                                   ELSE {q_simple} END) AS score
+        FROM (
+            SELECT c.id, c.tsv, c.lang
+            FROM chunks c
+            WHERE c.index_id = {index_id} AND c.project_id = %(project_id)s {filters}
+              AND ((c.lang = 'ru' AND c.tsv @@ {pick_ru})
+                   OR (c.lang = 'en' AND c.tsv @@ {pick_en})
+                   OR (c.lang NOT IN ('ru', 'en') AND c.tsv @@ {pick_simple}))
+            ORDER BY ts_rank(c.tsv, CASE c.lang WHEN 'ru' THEN {q_ru} WHEN 'en' THEN {q_en}
+                                                ELSE {q_simple} END) DESC
+            LIMIT %(text_pool)s
+        ) p
+        ORDER BY score DESC
+        LIMIT %(candidates)s
+    ) t
 )"""
 
 _FUSED = {
@@ -201,15 +213,20 @@ def build_search_sql(
     """The statement for `mode` and the filter parameters it needs."""
     filter_clauses, params = _filter_sql(filters)
     parts = {
+        f"pick_{short}": _tsquery(cfg, True)
+        if strict
+        else sql.SQL("coalesce((SELECT q FROM rare WHERE cfg = {}), {})").format(
+            sql.Literal(cfg), _tsquery(cfg, False)
+        )
+        for short, cfg in (("ru", "russian"), ("en", "english"), ("simple", "simple"))
+    }
+    parts |= {
         "vtype": index.vector_type(),
         "index_id": sql.Literal(index.id),
         "filters": sql.SQL(filter_clauses),
         "q_ru": _tsquery("russian", strict, any_term=True),
         "q_en": _tsquery("english", strict, any_term=True),
         "q_simple": _tsquery("simple", strict, any_term=True),
-        "all_ru": _tsquery("russian", strict),
-        "all_en": _tsquery("english", strict),
-        "all_simple": _tsquery("simple", strict),
     }
     legs = {"hybrid": [_VECTOR_LEG, _TEXT_LEG], "vector": [_VECTOR_LEG], "text": [_TEXT_LEG]}
     if mode == "text":
@@ -256,14 +273,14 @@ async def find_project_id(conn: AsyncConnection, name: str) -> UUID | None:
     return row[0] if row else None
 
 
-async def search_hybrid(
-    conn: AsyncConnection,
+def search_statement(
     index: EmbeddingIndex,
     project_id: UUID,
     plan: SearchPlan,
     query_vector: np.ndarray | None,
-) -> list[SearchResult]:
-    """The best chunks of one project for `plan`, best first, with neighbours if asked."""
+    common: Sequence[str] = (),
+) -> tuple[sql.Composed, dict[str, Any]]:
+    """The one statement that answers `plan` in a project, and its parameters."""
     text = clean_query(plan.query)
     strict = bool(_STRICT_SYNTAX.search(text))
     statement, params = build_search_sql(index, plan.mode, plan.filters, strict=strict)
@@ -271,8 +288,10 @@ async def search_hybrid(
     params |= {
         "q": query_vector,
         "text": text,
+        "common": list(common),
         "project_id": project_id,
         "candidates": candidates,
+        "text_pool": max(TEXT_POOL, candidates),
         "k": plan.rrf_k,
         "wv": plan.vector_weight,
         "wt": plan.text_weight,
@@ -280,6 +299,22 @@ async def search_hybrid(
         "headline": HEADLINE_OPTIONS,
         "limit": plan.limit,
     }
+    return statement, params
+
+
+async def search_hybrid(
+    conn: AsyncConnection,
+    index: EmbeddingIndex,
+    project_id: UUID,
+    plan: SearchPlan,
+    query_vector: np.ndarray | None,
+    common: Sequence[str] = (),
+) -> list[SearchResult]:
+    """The best chunks of one project for `plan`, best first, with neighbours if asked.
+
+    `common`: lexemes too frequent to pick full-text candidates alone (CommonTerms)."""
+    statement, params = search_statement(index, project_id, plan, query_vector, common)
+    candidates = params["candidates"]
     async with conn.transaction():
         # The pool sets iterative scans and EF_SEARCH on each connection (configure_session);
         # only a larger candidate list needs a larger search list.

