@@ -47,7 +47,7 @@ LIMIT %(limit)s
 
 _VECTOR_LEG = """
 vec AS (
-    SELECT id, row_number() OVER (ORDER BY dist, id) AS rank FROM (
+    SELECT id, 1 - dist AS similarity, row_number() OVER (ORDER BY dist, id) AS rank FROM (
         SELECT c.id, c.embedding::{vtype} <=> %(q)s::{vtype} AS dist
         FROM chunks c
         WHERE c.index_id = {index_id} AND c.project_id = %(project_id)s {filters}
@@ -98,29 +98,43 @@ txt AS (
 _FUSED = {
     "hybrid": """
 fused AS (
-    SELECT coalesce(v.id, t.id) AS id, v.rank AS vector_rank, t.rank AS text_rank,
+    SELECT coalesce(v.id, t.id) AS id, v.similarity, v.rank AS vector_rank, t.rank AS text_rank,
            t.score AS text_score,
            coalesce(%(wv)s / (%(k)s + v.rank), 0) + coalesce(%(wt)s / (%(k)s + t.rank), 0) AS rrf
     FROM vec v FULL JOIN txt t ON t.id = v.id
 )""",
     "vector": """
 fused AS (
-    SELECT id, rank AS vector_rank, NULL::bigint AS text_rank, NULL::real AS text_score,
-           1.0 / (%(k)s + rank) AS rrf
+    SELECT id, similarity, rank AS vector_rank, NULL::bigint AS text_rank,
+           NULL::real AS text_score, 1.0 / (%(k)s + rank) AS rrf
     FROM vec
 )""",
     "text": """
 fused AS (
-    SELECT id, NULL::bigint AS vector_rank, rank AS text_rank, score AS text_score,
-           1.0 / (%(k)s + rank) AS rrf
+    SELECT id, NULL::float8 AS similarity, NULL::bigint AS vector_rank, rank AS text_rank,
+           score AS text_score, 1.0 / (%(k)s + rank) AS rrf
     FROM txt
 )""",
 }
 
-_FINAL = """
-SELECT c.id, c.content, {score} AS score, {similarity} AS similarity, f.text_score,
-       f.vector_rank, f.text_rank, c.structure,
-       CASE WHEN f.text_rank IS NULL THEN NULL ELSE
+# The best `limit` candidates are chosen from ids, scores and vectors alone (a full-text-only
+# candidate gets its similarity here, for the threshold); content is read, and highlighted,
+# for those few rows only.
+_FINAL = """,
+ranked AS (
+    SELECT f.id, f.vector_rank, f.text_rank, f.text_score, f.rrf, {similarity} AS similarity
+    FROM fused f
+    JOIN chunks c ON c.id = f.id
+),
+top AS (
+    SELECT * FROM ranked r
+    WHERE {threshold}
+    ORDER BY {score} DESC, r.id
+    LIMIT %(limit)s
+)
+SELECT c.id, c.content, {score} AS score, r.similarity, r.text_score,
+       r.vector_rank, r.text_rank, c.structure,
+       CASE WHEN r.text_rank IS NULL THEN NULL ELSE
            ts_headline(CASE c.lang WHEN 'ru' THEN 'russian'::regconfig
                                    WHEN 'en' THEN 'english'::regconfig
                                    ELSE 'simple'::regconfig END,
@@ -129,12 +143,10 @@ SELECT c.id, c.content, {score} AS score, {similarity} AS similarity, f.text_sco
                                    ELSE {q_simple} END,
                        %(headline)s) END AS headline,
        d.id, d.path, d.metadata ->> 'title'
-FROM fused f
-JOIN chunks c ON c.id = f.id
+FROM top r
+JOIN chunks c ON c.id = r.id
 JOIN documents d ON d.id = c.document_id
-WHERE {threshold}
-ORDER BY {score} DESC, c.id
-LIMIT %(limit)s
+ORDER BY {score} DESC, r.id
 """
 
 _FILTERS = {
@@ -233,9 +245,9 @@ def build_search_sql(
         similarity = "NULL::float8"
         threshold = "true"
     else:
-        similarity = "1 - (c.embedding::{vtype} <=> %(q)s::{vtype})"
-        threshold = f"(%(threshold)s::float8 IS NULL OR {similarity} >= %(threshold)s::float8)"
-    score = {"hybrid": "f.rrf", "vector": similarity, "text": "f.text_score"}[mode]
+        similarity = "coalesce(f.similarity, 1 - (c.embedding::{vtype} <=> %(q)s::{vtype}))"
+        threshold = "(%(threshold)s::float8 IS NULL OR r.similarity >= %(threshold)s::float8)"
+    score = {"hybrid": "r.rrf", "vector": "r.similarity", "text": "r.text_score"}[mode]
     text = (
         "WITH "
         + ",".join([*legs[mode], _FUSED[mode]])
