@@ -137,6 +137,7 @@ def create_app(settings: Settings, *, embedder: Embedder | None = None) -> Lites
             settings.database_url,
             min_size=1,
             max_size=8,
+            kwargs={"autocommit": True},  # a search is one statement: no BEGIN/COMMIT trips
             configure=_configure,
             check=AsyncConnectionPool.check_connection,  # a restarted database: reconnect
             timeout=3,  # a connection not found in 3 s: the database is down (503)

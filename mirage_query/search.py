@@ -20,7 +20,7 @@ from mirage_pipeline.store.schema import EmbeddingIndex
 from mirage_query.schemas import DocumentRef, Filters, Scores, SearchResult
 
 DEFAULT_RRF_K = 60
-EF_SEARCH = 400  # HNSW search list: recall@10 0.98 at 100 000 chunks (bench/search_latency.py)
+EF_SEARCH = 350  # HNSW search list: ANN recall@10 0.98+ at 100 000 chunks (bench/search_latency.py)
 # The full-text leg counts half as much as the vector leg in the fusion: chosen on the tuning
 # half of eval/questions.json, it also wins on the held-out half (notes: /work/notes/issue-5.md).
 DEFAULT_TEXT_WEIGHT = 0.5
@@ -276,7 +276,8 @@ async def configure_session(conn: AsyncConnection) -> None:
     # concurrent searches already use every core (measured: hybrid p50 34 → 18 ms).
     await conn.execute("SET jit = off")
     await conn.execute("SET max_parallel_workers_per_gather = 0")
-    await conn.commit()
+    if not conn.autocommit:
+        await conn.commit()
 
 
 async def find_project_id(conn: AsyncConnection, name: str) -> UUID | None:
@@ -327,32 +328,33 @@ async def search_hybrid(
     `common`: lexemes too frequent to pick full-text candidates alone (CommonTerms)."""
     statement, params = search_statement(index, project_id, plan, query_vector, common)
     candidates = params["candidates"]
-    async with conn.transaction():
-        # The pool sets iterative scans and EF_SEARCH on each connection (configure_session);
-        # only a larger candidate list needs a larger search list.
-        if candidates > EF_SEARCH:
+    # The pool sets iterative scans and EF_SEARCH on each connection (configure_session); only
+    # a candidate list longer than that needs a longer search list, for this statement alone.
+    if candidates > EF_SEARCH:
+        async with conn.transaction():
             await conn.execute(f"SET LOCAL hnsw.ef_search = {int(candidates)}")
-        cur = await conn.execute(statement, params)
-        rows = await cur.fetchall()
-        hits = [
-            SearchResult(
-                chunk_id=row[0],
-                content=row[1],
-                score=round(float(row[2]), 8),
-                scores=Scores(
-                    vector=None if row[3] is None else round(float(row[3]), 8),
-                    text=None if row[4] is None else round(float(row[4]), 8),
-                    vector_rank=row[5],
-                    text_rank=row[6],
-                ),
-                structure=row[7],
-                highlights=_highlights(row[8]),
-                document=DocumentRef(id=str(row[9]), filename=row[10], title=row[11]),
-            )
-            for row in rows
-        ]
-        if plan.expand and hits:
-            return await _with_neighbours(conn, index, project_id, hits, plan.expand)
+            rows = await (await conn.execute(statement, params)).fetchall()
+    else:  # one statement, one round trip (the service's connections are in autocommit)
+        rows = await (await conn.execute(statement, params)).fetchall()
+    hits = [
+        SearchResult(
+            chunk_id=row[0],
+            content=row[1],
+            score=round(float(row[2]), 8),
+            scores=Scores(
+                vector=None if row[3] is None else round(float(row[3]), 8),
+                text=None if row[4] is None else round(float(row[4]), 8),
+                vector_rank=row[5],
+                text_rank=row[6],
+            ),
+            structure=row[7],
+            highlights=_highlights(row[8]),
+            document=DocumentRef(id=str(row[9]), filename=row[10], title=row[11]),
+        )
+        for row in rows
+    ]
+    if plan.expand and hits:
+        return await _with_neighbours(conn, index, project_id, hits, plan.expand)
     return hits
 
 

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 from uuid import UUID
 
 import anyio
 import numpy as np
 from litestar import Request, post
 from litestar.exceptions import NotFoundException
+from psycopg import AsyncConnection
 
 from mirage_pipeline.embedders import Embedder
 from mirage_query.schemas import (
@@ -20,13 +22,24 @@ from mirage_query.schemas import (
 from mirage_query.search import SearchPlan, clean_query, find_project_id, search_hybrid
 
 
-async def _project(request: Request, project: str) -> UUID | None:
+async def _project(conn: AsyncConnection, request: Request, project: str) -> UUID | None:
     """The project's id; None for a project whose folder exists but holds no index yet."""
-    async with request.app.state.pool.connection() as conn:
-        project_id = await find_project_id(conn, project)
+    project_id = await find_project_id(conn, project)
     if project_id is None and not (request.app.state.settings.documents_dir / project).is_dir():
         raise NotFoundException(detail=f"project {project!r} not found")
     return project_id
+
+
+async def _project_and_vectors(
+    conn: AsyncConnection, request: Request, project: str, queries: list[str]
+) -> tuple[UUID | None, list[np.ndarray]]:
+    """The project looked up while the queries are embedded."""
+    if not queries:
+        return await _project(conn, request, project), []
+    project_id, vectors = await asyncio.gather(
+        _project(conn, request, project), _embed(request, queries)
+    )
+    return project_id, vectors
 
 
 async def _embed(request: Request, queries: list[str]) -> list[np.ndarray]:
@@ -41,13 +54,6 @@ async def _embed(request: Request, queries: list[str]) -> list[np.ndarray]:
         for i, query in enumerate(queries):
             group.start_soon(one, i, query)
     return vectors
-
-
-async def _run(request: Request, project_id: UUID, plan: SearchPlan, vector) -> list[SearchResult]:
-    state = request.app.state
-    async with state.pool.connection() as conn:
-        common = await state.common_terms.current(conn)
-        return await search_hybrid(conn, state.index, project_id, plan, vector, common)
 
 
 def _plan(request: Request, body: SearchRequest) -> SearchPlan:
@@ -65,12 +71,17 @@ def _plan(request: Request, body: SearchRequest) -> SearchPlan:
 
 @post("/projects/{project:str}/search", status_code=200, summary="Search one project")
 async def search(project: str, data: SearchRequest, request: Request) -> list[SearchResult]:
-    project_id = await _project(request, project)
-    if project_id is None:
-        return []
     plan = _plan(request, data)
-    vector = None if plan.mode == "text" else (await _embed(request, [plan.query]))[0]
-    return await _run(request, project_id, plan, vector)
+    state = request.app.state
+    # one pooled connection for the whole request: the lookup, then the search statement
+    async with state.pool.connection() as conn:
+        queries = [] if plan.mode == "text" else [plan.query]
+        project_id, vectors = await _project_and_vectors(conn, request, project, queries)
+        if project_id is None:
+            return []
+        common = await state.common_terms.current(conn)
+        vector = vectors[0] if vectors else None
+        return await search_hybrid(conn, state.index, project_id, plan, vector, common)
 
 
 @post(
@@ -79,7 +90,6 @@ async def search(project: str, data: SearchRequest, request: Request) -> list[Se
     summary="Up to 8 searches at once, with a de-duplicated union",
 )
 async def batch_search(project: str, data: BatchRequest, request: Request) -> BatchResponse:
-    project_id = await _project(request, project)
     plans = [
         SearchPlan(
             query=q.query,
@@ -93,25 +103,24 @@ async def batch_search(project: str, data: BatchRequest, request: Request) -> Ba
         )
         for q in data.queries
     ]
-    if project_id is None:
-        return BatchResponse(results=[[] for _ in plans], union=[])
-    needing = [i for i, p in enumerate(plans) if p.mode != "text"]
-    vectors: list[np.ndarray | None] = [None] * len(plans)
-    for i, vector in zip(
-        needing, await _embed(request, [plans[i].query for i in needing]), strict=True
-    ):
-        vectors[i] = vector
     state = request.app.state
+    needing = [i for i, p in enumerate(plans) if p.mode != "text"]
     # one pooled connection for the whole batch: eight agents' batches never exhaust the pool
     async with state.pool.connection() as conn:
+        project_id, embedded = await _project_and_vectors(
+            conn, request, project, [plans[i].query for i in needing]
+        )
+        if project_id is None:
+            return BatchResponse(results=[[] for _ in plans], union=[])
+        vectors: list[np.ndarray | None] = [None] * len(plans)
+        for i, vector in zip(needing, embedded, strict=True):
+            vectors[i] = vector
         common = await state.common_terms.current(conn)
         results = [
             await search_hybrid(conn, state.index, project_id, plan, vector, common)
             for plan, vector in zip(plans, vectors, strict=True)
         ]
-    return BatchResponse(
-        results=list(results), union=fuse(results, request.app.state.settings.rrf_k)
-    )
+    return BatchResponse(results=list(results), union=fuse(results, state.settings.rrf_k))
 
 
 def fuse(results: list[list[SearchResult]], k: int) -> list[UnionResult]:

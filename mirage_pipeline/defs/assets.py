@@ -260,7 +260,11 @@ def chunk_index(
             for name, (passed, figures) in checks.items()
         ],
         metadata={
-            "chunks": written,
+            "chunks": written.total,
+            "rows_kept": written.kept,
+            "rows_moved": written.moved,
+            "rows_inserted": written.inserted,
+            "rows_deleted": written.deleted,
             "document_id": str(raw_file.document_id),
             "model": index.model,
             "dimension": index.dimension,

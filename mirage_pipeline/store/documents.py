@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -83,10 +84,14 @@ def replace_chunks(
     chunks: Sequence[Chunk],
     embeddings: np.ndarray,
     metadata: dict[str, Any],
-) -> int:
-    """Swap the document's chunks in `index` for new ones and mark it `ready`, in one transaction.
+) -> ChunkWrite:
+    """Make the document's chunks in `index` the given ones and mark it `ready`, in one
+    transaction: a search sees either all of the old chunks or all of the new ones.
 
-    A search sees either all of the old chunks or all of the new ones, never a mix.
+    A chunk whose text (content hash) the document already has keeps its row and its id: it is
+    left alone when nothing about it changed, else moved to its new position and structure.
+    Only new texts are inserted and only vanished ones deleted, so re-indexing an edited book
+    rewrites a few rows, not all of them (and the HNSW and full-text indexes with them).
     """
     if len(chunks) != len(embeddings):
         raise ValueError(f"{len(chunks)} chunks but {len(embeddings)} embeddings")
@@ -96,37 +101,132 @@ def replace_chunks(
             f"{index.model}"
         )
     with conn.transaction():
-        conn.execute(
-            "DELETE FROM chunks WHERE document_id = %s AND index_id = %s", (document_id, index.id)
-        )
-        with conn.cursor().copy(
-            "COPY chunks (index_id, document_id, project_id, position, content, structure,"
-            " metadata, content_hash, lang, embedding) FROM STDIN WITH (FORMAT BINARY)"
-        ) as copy:
-            copy.set_types(
-                ["int2", "uuid", "uuid", "int4", "text", "jsonb", "jsonb", "text", "text", "vector"]
-            )
-            for chunk, vector in zip(chunks, embeddings, strict=True):
-                copy.write_row(
-                    (
-                        index.id,
-                        document_id,
-                        project_id,
-                        chunk.position,
-                        chunk.content,
-                        Jsonb(chunk.structure),
-                        Jsonb({"tokens": chunk.tokens, **chunk.metadata}),
-                        chunk.content_hash,
-                        chunk.lang,
-                        vector,
-                    )
+        conn.execute("SET CONSTRAINTS chunks_document_id_index_id_position_key DEFERRED")
+        rows = conn.execute(
+            "SELECT id, position, content_hash, structure, metadata, lang FROM chunks"
+            " WHERE document_id = %s AND index_id = %s",
+            (document_id, index.id),
+        ).fetchall()
+        plan = _plan_write(rows, chunks)
+        if plan.delete:
+            conn.execute("DELETE FROM chunks WHERE id = ANY(%s)", (plan.delete,))
+        if plan.move:
+            with conn.cursor() as cur:
+                cur.executemany(
+                    "UPDATE chunks SET position = %s, structure = %s, metadata = %s WHERE id = %s",
+                    [
+                        (c.position, Jsonb(c.structure), Jsonb(_chunk_metadata(c)), row_id)
+                        for row_id, c in plan.move
+                    ],
                 )
+        if plan.insert:
+            _copy_chunks(conn, index, document_id, project_id, chunks, embeddings, plan.insert)
         conn.execute(
             "UPDATE documents SET status = 'ready', error_message = NULL, chunk_count = %s,"
             " metadata = %s, indexed_at = now(), updated_at = now() WHERE id = %s",
             (len(chunks), Jsonb(metadata), document_id),
         )
-    return len(chunks)
+    return ChunkWrite(
+        kept=len(chunks) - len(plan.move) - len(plan.insert),
+        moved=len(plan.move),
+        inserted=len(plan.insert),
+        deleted=len(plan.delete),
+    )
+
+
+@dataclass(frozen=True)
+class ChunkWrite:
+    """What replace_chunks did to the document's rows."""
+
+    kept: int
+    moved: int
+    inserted: int
+    deleted: int
+
+    @property
+    def total(self) -> int:
+        return self.kept + self.moved + self.inserted
+
+
+@dataclass
+class _WritePlan:
+    delete: list[int] = field(default_factory=list)
+    move: list[tuple[int, Chunk]] = field(default_factory=list)
+    insert: list[int] = field(default_factory=list)  # indexes into the new chunks
+
+
+def _plan_write(rows: list[tuple], chunks: Sequence[Chunk]) -> _WritePlan:
+    """Match the document's rows to the new chunks by text: same place and structure → keep,
+    elsewhere → move, no row with that text → insert; rows left over are deleted."""
+    plan = _WritePlan()
+    by_position = {row[1]: row for row in rows}
+    used: set[int] = set()
+    waiting: list[int] = []
+    for i, chunk in enumerate(chunks):
+        row = by_position.get(chunk.position)
+        if (
+            row is not None
+            and row[2] == chunk.content_hash
+            and row[3] == chunk.structure
+            and row[4] == _chunk_metadata(chunk)
+            and row[5] == chunk.lang
+        ):
+            used.add(row[0])
+        else:
+            waiting.append(i)
+    free: dict[str, list[int]] = {}
+    for row in rows:
+        if row[0] not in used:
+            free.setdefault(row[2], []).append(row[0])
+    for i in waiting:
+        chunk = chunks[i]
+        same_text = free.get(chunk.content_hash)
+        if same_text:
+            row_id = same_text.pop()
+            used.add(row_id)
+            plan.move.append((row_id, chunk))
+        else:
+            plan.insert.append(i)
+    plan.delete = [row[0] for row in rows if row[0] not in used]
+    return plan
+
+
+def _chunk_metadata(chunk: Chunk) -> dict[str, Any]:
+    return {"tokens": chunk.tokens, **chunk.metadata}
+
+
+def _copy_chunks(
+    conn: psycopg.Connection,
+    index: EmbeddingIndex,
+    document_id: uuid.UUID,
+    project_id: uuid.UUID,
+    chunks: Sequence[Chunk],
+    embeddings: np.ndarray,
+    which: list[int],
+) -> None:
+    with conn.cursor().copy(
+        "COPY chunks (index_id, document_id, project_id, position, content, structure,"
+        " metadata, content_hash, lang, embedding) FROM STDIN WITH (FORMAT BINARY)"
+    ) as copy:
+        copy.set_types(
+            ["int2", "uuid", "uuid", "int4", "text", "jsonb", "jsonb", "text", "text", "vector"]
+        )
+        for i in which:
+            chunk = chunks[i]
+            copy.write_row(
+                (
+                    index.id,
+                    document_id,
+                    project_id,
+                    chunk.position,
+                    chunk.content,
+                    Jsonb(chunk.structure),
+                    Jsonb(_chunk_metadata(chunk)),
+                    chunk.content_hash,
+                    chunk.lang,
+                    embeddings[i],
+                )
+            )
 
 
 def mark_document_pending(

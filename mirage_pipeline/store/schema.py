@@ -97,7 +97,7 @@ def bind_embedding_index(conn: psycopg.Connection, model: str, dimension: int) -
             conn.execute(
                 sql.SQL(
                     "CREATE INDEX {name} ON chunks USING hnsw"
-                    " ((embedding::{type}) vector_cosine_ops) WITH (m = 16, ef_construction = 128)"
+                    " ((embedding::{type}) vector_cosine_ops) WITH (m = 16, ef_construction = 256)"
                     " WHERE index_id = {id}"
                 ).format(
                     name=sql.Identifier(index.hnsw_name),

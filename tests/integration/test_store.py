@@ -169,3 +169,66 @@ def test_vector_search_uses_the_models_partial_hnsw_index(database_url: str) -> 
             },
         ).fetchall()
     assert index.hnsw_name in "\n".join(r[0] for r in plan)
+
+
+def _doc_chunks(texts: list[str]) -> list[Chunk]:
+    return [
+        Chunk(
+            position=i,
+            content=t,
+            embed_text=t,
+            structure={"heading_path": ["T"], "position_in_chapter": i},
+            tokens=3,
+            lang="en",
+            content_hash=f"h:{t}",
+        )
+        for i, t in enumerate(texts)
+    ]
+
+
+def test_rewriting_keeps_the_rows_of_unchanged_chunks(database_url: str) -> None:
+    index = prepare_database(database_url, "local:multilingual-e5-small", 384)
+    with connect(database_url) as conn:
+        pid, doc = new_document(conn)
+
+        def write(texts: list[str]):
+            new = _doc_chunks(texts)
+            result = replace_chunks(
+                conn,
+                index=index,
+                document_id=doc,
+                project_id=pid,
+                chunks=new,
+                embeddings=vectors(len(new), 384),
+                metadata={},
+            )
+            rows = conn.execute(
+                "SELECT content, id, structure->'position_in_chapter' FROM chunks"
+                " WHERE document_id = %s ORDER BY position",
+                (doc,),
+            ).fetchall()
+            assert [r[0] for r in rows] == texts  # the new chunks, in order
+            assert [r[2] for r in rows] == list(range(len(texts)))
+            return result, {content: row_id for content, row_id, _ in rows}
+
+        _, first = write(["a", "b", "c", "d"])
+        # one paragraph edited: only its chunk is rewritten, the others keep their ids
+        result, second = write(["a", "B", "c", "d"])
+        assert (result.kept, result.moved, result.inserted, result.deleted) == (3, 0, 1, 1)
+        assert {k: second[k] for k in "acd"} == {k: first[k] for k in "acd"}
+        assert second["B"] not in first.values()
+        # a chunk inserted at the front moves the others (same rows, new positions)
+        result, third = write(["x", "a", "B", "c", "d"])
+        assert (result.kept, result.moved, result.inserted, result.deleted) == (0, 4, 1, 0)
+        assert {k: third[k] for k in "aBcd"} == {k: second[k] for k in "aBcd"}
+        # reversed: every position collides with another row's old one until the end
+        result, fourth = write(["d", "c", "B", "a", "x"])
+        assert (result.moved, result.inserted, result.deleted) == (4, 0, 0)
+        assert fourth == third
+        # repeated texts and a shorter document
+        result, _ = write(["a", "a", "d"])
+        assert result.total == 3 and result.deleted == 3
+        (count,) = conn.execute(
+            "SELECT chunk_count FROM documents WHERE id = %s", (doc,)
+        ).fetchone()
+        assert count == 3
