@@ -25,7 +25,7 @@ from mirage_pipeline.parsing.pdf_lines import (
 _PAGE_TEXT_MIN = 20
 _TEXT_PAGES_MIN_SHARE = 0.1
 _AVERAGE_CHARS_MIN = 50
-_HYPHEN_END = re.compile(r"(\w)[-\u00ad]$")
+_WORD_CHAR = re.compile(r"\w")
 # Prefixes whose hyphen is part of the word (non-privileged, self-contained, кое-что).
 _REAL_HYPHEN = re.compile(
     r"(?:^|\W)(?:non|self|well|co|cross|half|semi|multi|re|pre|post|anti|кое|какой|что|во)-$",
@@ -235,11 +235,19 @@ def _join_lines(parts: list[str]) -> str:
         part = part.strip()
         if not text:
             text = part
-        elif _HYPHEN_END.search(text) and part[:1].isalnum():
-            if part[:1].islower() and not _REAL_HYPHEN.search(text):
+        elif (
+            text[-1] in "-\u00ad"
+            and len(text) > 1
+            and _WORD_CHAR.match(text[-2])
+            and part[:1].isalnum()
+        ):
+            # only the end of the paragraph so far matters: look at its last few characters
+            if part[:1].islower() and not _REAL_HYPHEN.search(text, max(0, len(text) - 16)):
                 text = text[:-1] + part  # a word broken at the line end
             else:
                 text = text.rstrip("\u00ad") + part  # a real hyphen: non-privileged
         else:
             text = f"{text} {part}"
-    return _LEADER_RUN.sub(" … ", text).strip() if "." in text or "…" in text else text
+    if ". . ." in text or "....." in text or "……" in text:
+        text = _LEADER_RUN.sub(" … ", text).strip()
+    return text

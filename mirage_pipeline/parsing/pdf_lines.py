@@ -22,7 +22,7 @@ _PAGE_NUMBER = re.compile(
 )
 _DIGITS = re.compile(r"\d+")
 # Dot leaders of a printed table of contents: ". . . . ." or "........"
-LEADER = re.compile(r"(?:\.\s?){5,}|…{3,}")
+LEADER = re.compile(r"(?:\. ){4,}\.|\.{5,}|…{3,}")
 _ENTRY_END = re.compile(r"(?:^|\s)(?:\d{1,4}|[ivxlcdm]{1,7})$", re.IGNORECASE)
 _CONTENTS_TITLE = re.compile(
     r"^(?:table of contents|contents|содержание|оглавление|list of (?:figures|tables))$",

@@ -17,6 +17,7 @@ def cached_embeddings(
     rows = conn.execute(
         "SELECT text_hash, embedding FROM embedding_cache WHERE model = %s AND text_hash = ANY(%s)",
         (model, list(set(hashes))),
+        binary=True,  # vectors as floats, not as text to parse
     ).fetchall()
     return {
         h: np.asarray(v.to_numpy() if hasattr(v, "to_numpy") else v, dtype=np.float32)

@@ -62,7 +62,7 @@ def test_printed_contents_pages_are_not_indexed(path: str, pages: list[int]) -> 
     doc = _parse(path)
     assert doc.metadata["printed_contents_pages"][: len(pages)] == pages
     text = " ".join(b.text for _, s in doc.root.walk() for b in s.blocks)
-    assert not re.search(r"(?:\. ?){5,}", text)  # no dot leaders anywhere
+    assert not re.search(r"(?:\. ){4,}\.|\.{5,}", text)  # no dot leaders anywhere
     if "texlive" in path:  # the body that starts on the last contents page is kept
         assert "В этом документе описаны основные возможности" in text
 
