@@ -75,7 +75,7 @@ def parse_pdf(data: bytes, name: str) -> ParsedDocument:
 
 def _parse(doc: pymupdf.Document, name: str) -> ParsedDocument:
     pages = extract_lines(doc)
-    _require_text(pages)
+    _require_text(doc, pages)
     warnings: list[str] = []
     metadata_in = doc.metadata or {}
     if metadata_in.get("encryption"):
@@ -121,17 +121,23 @@ def _parse(doc: pymupdf.Document, name: str) -> ParsedDocument:
     )
 
 
-def _require_text(pages: list[PageLines]) -> None:
+def _require_text(doc: pymupdf.Document, pages: list[PageLines]) -> None:
     chars = [sum(len(line.text) for line in page.lines) for page in pages]
     with_text = sum(1 for c in chars if c >= _PAGE_TEXT_MIN)
     if (
-        with_text < max(1, _TEXT_PAGES_MIN_SHARE * len(pages))
-        or sum(chars) / len(pages) < _AVERAGE_CHARS_MIN
+        with_text >= max(1, _TEXT_PAGES_MIN_SHARE * len(pages))
+        and sum(chars) / len(pages) >= _AVERAGE_CHARS_MIN
     ):
-        raise ParseError(
-            "scanned PDF without a text layer; OCR is not supported "
-            f"({sum(chars)} characters of text on {len(pages)} pages)"
-        )
+        return
+    found = f"{sum(chars)} characters of text on {len(pages)} pages"
+    with_images = sum(1 for page in doc if page.get_images(full=False))
+    if with_images >= len(pages) / 2:
+        raise ParseError(f"scanned PDF without a text layer; OCR is not supported ({found})")
+    raise ParseError(
+        f"PDF without body text: {found}, and no scanned images either"
+        + (" (its outline has entries but their pages are empty" if doc.get_toc() else " (")
+        + "; a broken export?); nothing to index"
+    )
 
 
 def _page_starts(pages: list[PageLines]) -> dict[int, int]:

@@ -81,7 +81,7 @@ BROKEN = {
     "pdf/broken/scanned-image-only.ru.pdf": (
         "scanned PDF without a text layer; OCR is not supported"
     ),
-    "pdf/broken/live-manual-outline-but-no-text.en.pdf": "scanned PDF without a text layer",
+    "pdf/broken/live-manual-outline-but-no-text.en.pdf": "PDF without body text",
     "pdf/broken/truncated-30pct.ru.pdf": "corrupt PDF",
     "pdf/broken/truncated-50pct-objstm.ru.pdf": "corrupt PDF",
     "tricky/not-really-a-pdf.pdf": "not a PDF",

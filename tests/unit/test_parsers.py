@@ -152,8 +152,16 @@ def test_pdf_encrypted_and_scanned() -> None:
     blank = pymupdf.open()
     for _ in range(3):
         blank.new_page().draw_rect(pymupdf.Rect(50, 50, 200, 200))  # no text anywhere
+    with pytest.raises(ParseError, match="PDF without body text: 0 characters of text on 3"):
+        parse_document(blank.tobytes(), "blank.pdf")
+    picture = pymupdf.open()
+    picture.new_page().insert_text((50, 50), LOREM * 3)
+    png = picture[0].get_pixmap(dpi=30).tobytes("png")
+    scan = pymupdf.open()
+    for _ in range(3):  # pages that are pictures of text
+        scan.new_page().insert_image(pymupdf.Rect(0, 0, 595, 842), stream=png)
     with pytest.raises(ParseError, match="scanned PDF without a text layer; OCR is not supported"):
-        parse_document(blank.tobytes(), "scan.pdf")
+        parse_document(scan.tobytes(), "scan.pdf")
 
 
 def _epub(chapters: list[tuple[str, str]], *, language: str = "en") -> bytes:
