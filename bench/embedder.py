@@ -33,22 +33,15 @@ FALLBACK = (
 
 
 def texts(n_queries: int, n_passages: int) -> tuple[list[str], list[str]]:
-    from search_latency import CORPUS, corpus_passages
+    from search_latency import CORPUS, corpus_passages, make_queries
 
-    rng = random.Random(3)
     if CORPUS.is_dir():
         windows = corpus_passages(max(8, 3 * n_passages // 8 + 1))
     else:
-        windows = [FALLBACK[i * 40 :] for i in range(n_passages)]
+        windows = [FALLBACK[i * 40 :] for i in range(3 * n_passages)]
     passages = [" ".join(windows[i : i + 3])[:2000] for i in range(0, 3 * n_passages, 3)]
     passages = [p for p in passages if p][:n_passages]
-    queries = []
-    for _ in range(n_queries):
-        words = rng.choice(windows).split()
-        size = rng.randint(5, 12)
-        start = rng.randint(0, max(0, len(words) - size))
-        queries.append(" ".join(words[start : start + size]))
-    return queries, passages
+    return make_queries(windows, n_queries, random.Random(3)), passages
 
 
 def per_query_ms(embed, queries: list[str]) -> dict:
