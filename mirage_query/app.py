@@ -129,6 +129,8 @@ def create_app(settings: Settings, *, embedder: Embedder | None = None) -> Lites
             embedder = await anyio.to_thread.run_sync(
                 lambda: create_embedder(settings.embedder, ollama_host=settings.ollama_host)
             )
+            if hasattr(embedder, "warm_up"):  # load the model now, not on the first search
+                await anyio.to_thread.run_sync(embedder.warm_up)
         index = await anyio.to_thread.run_sync(
             prepare_database, settings.database_url, embedder.name, embedder.dimension
         )

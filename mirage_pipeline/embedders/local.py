@@ -71,5 +71,9 @@ class LocalE5Embedder:
         parts = self._workers.map(lambda t: self._engine.embed([t], PASSAGE_PREFIX)[0], texts)
         return np.stack(list(parts)).astype(np.float32, copy=False)
 
+    def warm_up(self) -> None:
+        """Build the engines now (a service start), not on the first embedding."""
+        self.embed_query("warm-up")
+
     def embed_query(self, text: str) -> np.ndarray:
         return self._engine.embed([text], QUERY_PREFIX)[0]
