@@ -57,7 +57,9 @@ def main() -> None:
                 database_url=url,
                 embedder="local:multilingual-e5-small",
             )
-            mirage.get_embedder()  # model loading is start-up, not indexing
+            embedder = mirage.get_embedder()  # model loading is start-up, not indexing
+            if hasattr(embedder, "warm_up"):
+                embedder.warm_up()
             instance = dg.DagsterInstance.ephemeral()
             instance.add_dynamic_partitions("documents", ["bench/book.pdf"])
             resources = {

