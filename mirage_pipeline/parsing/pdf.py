@@ -19,6 +19,7 @@ from mirage_pipeline.parsing.pdf_lines import (
     drop_running_lines,
     extract_lines,
 )
+from mirage_pipeline.parsing.pdf_tables import Table, find_tables
 
 # A PDF where (nearly) no page has text, or with only a few characters per page on average,
 # is a scan, or a broken build with an outline and no body (page numbers and stray URLs only).
@@ -90,16 +91,20 @@ def _parse(doc: pymupdf.Document, name: str) -> ParsedDocument:
         if title.strip()
     ]
     body = body_font_size(pages)
+    tables = find_tables(pages, body)
+    cells = frozenset(id(line) for table in tables for line in table.lines)
     if toc:
         headings = locate_outline(toc, lines, page_starts)
         source = "outline"
     else:
-        headings = detect_headings(lines, body)
+        headings = detect_headings(lines, body, cells)
         source = "font sizes"
         if not headings:
             warnings.append("no outline and no headings found: the document is one section")
     title = _title(metadata_in.get("title") or "", pages, name)
-    root = _build_tree(lines, headings, len(pages))
+    heading_lines = {id(lines[i]) for h in headings for i in h.lines}  # an outline's title
+    tables = [t for t in tables if not any(id(ln) in heading_lines for ln in t.lines)]
+    root = _build_tree(lines, headings, tables)
     metadata = {
         "pages": doc.page_count,
         "structure_source": source,
@@ -107,6 +112,8 @@ def _parse(doc: pymupdf.Document, name: str) -> ParsedDocument:
     }
     if contents_pages:
         metadata["printed_contents_pages"] = contents_pages
+    if tables:
+        metadata["tables"] = len(tables)
     if metadata_in.get("author"):
         metadata["authors"] = [
             a.strip() for a in re.split(r"[;,]| and ", metadata_in["author"]) if a.strip()
@@ -166,26 +173,35 @@ def _title(meta_title: str, pages: list[PageLines], name: str) -> str:
     return name.rsplit(".", 1)[0]
 
 
-def _build_tree(lines: list[Line], headings: list[Heading], page_count: int) -> Section:
+def _build_tree(lines: list[Line], headings: list[Heading], tables: list[Table]) -> Section:
     root = Section(title="", level=0, page=1)
     stack = [root]
     starts = {}
     for heading in headings:
         starts.setdefault(heading.start, []).append(heading)
     skip = {i for h in headings for i in h.lines}
+    where = {id(line): i for i, line in enumerate(lines)}
+    table_at: dict[int, Table] = {}
+    for table in tables:
+        at = [where[id(line)] for line in table.lines]
+        table_at[min(at)] = table
+        skip.update(at)
     front: Section | None = None
     paragraph: list[Line] = []
 
+    def target(page: int) -> Section:
+        """The open section; text before the first heading goes to a "Front matter" one."""
+        nonlocal front
+        if stack[-1] is not root:
+            return stack[-1]
+        if front is None:
+            front = Section(title="Front matter", level=1, page=page)
+            root.children.insert(0, front)
+        return front
+
     def flush() -> None:
         if paragraph:
-            target = stack[-1]
-            if target is root:
-                nonlocal front
-                if front is None:
-                    front = Section(title="Front matter", level=1, page=paragraph[0].page)
-                    root.children.insert(0, front)
-                target = front
-            _add_paragraph(target, paragraph)
+            _add_paragraph(target(paragraph[0].page), paragraph)
             paragraph.clear()
 
     for i, line in enumerate([*lines, None]):
@@ -197,6 +213,10 @@ def _build_tree(lines: list[Line], headings: list[Heading], page_count: int) -> 
                 section = Section(title=heading.title, level=heading.level, page=heading.page)
                 stack[-1].children.append(section)
                 stack.append(section)
+        if i in table_at:
+            flush()
+            table = table_at[i]
+            target(table.page).blocks.append(Block("table", table.text, page=table.page))
         if line is None:
             break
         if i in skip:

@@ -72,13 +72,18 @@ def _find_title(title: str, lines: list[Line], start: int, page: int) -> tuple[i
     return None
 
 
-def detect_headings(lines: list[Line], body_size: float) -> list[Heading]:
-    """Headings from typography: larger than the body, or bold and short, or numbered."""
+def detect_headings(
+    lines: list[Line], body_size: float, cells: frozenset[int] = frozenset()
+) -> list[Heading]:
+    """Headings from typography: larger than the body, or bold and short, or numbered.
+
+    `cells`: ids of lines that are table cells (a bold header row is not a heading)."""
     candidates: list[tuple[int, int, float, str]] = []  # first, last line, size, text
     i = 0
     while i < len(lines):
         block_len = _block_length(lines, i)
-        if block_len <= 3 and _looks_like_heading(lines, i, block_len, body_size):
+        in_table = any(id(lines[j]) in cells for j in range(i, i + block_len))
+        if block_len <= 3 and not in_table and _looks_like_heading(lines, i, block_len, body_size):
             text = " ".join(lines[j].text for j in range(i, i + block_len))
             size = max(lines[j].size for j in range(i, i + block_len))
             candidates.append((i, i + block_len - 1, size, text))

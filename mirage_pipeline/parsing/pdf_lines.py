@@ -148,7 +148,7 @@ def drop_printed_contents(pages: list[PageLines]) -> list[int]:
     """
     found: list[int] = []
     for page in pages:
-        rows = _rows(page.lines)
+        rows = rows_of(page.lines)
         texts = [" ".join(ln.text for ln in sorted(row, key=lambda ln: ln.x0)) for row in rows]
         leaders = [
             i for i, text in enumerate(texts) if LEADER.search(text) and _ENTRY_END.search(text)
@@ -204,7 +204,7 @@ def _contents_span(
     return first, last
 
 
-def _rows(lines: list[Line]) -> list[list[Line]]:
+def rows_of(lines: list[Line]) -> list[list[Line]]:
     """Lines grouped into visual rows (same baseline band), top to bottom."""
     rows: list[list[Line]] = []
     for line in sorted(lines, key=lambda ln: (ln.y0, ln.x0)):

@@ -67,6 +67,23 @@ def test_printed_contents_pages_are_not_indexed(path: str, pages: list[int]) -> 
         assert "В этом документе описаны основные возможности" in text
 
 
+def test_pdf_tables_are_kept_as_rows() -> None:
+    fhs = _parse("pdf/no-toc/fhs-3.0.en.pdf")
+    tables = [b.text for _, s in fhs.root.walk() for b in s.blocks if b.kind == "table"]
+    assert "static | /usr /opt | /etc /boot" in tables[0].split("\n")  # page 9, a wrapped cell
+    assert any("bin | Essential command binaries" in t.split("\n") for t in tables)
+    assert "shareable unshareable" not in [t["title"] for t in fhs.toc()]  # header, not heading
+    gnu = _parse("pdf/with-toc/gnu-coding-standards.en.pdf")
+    rows = [
+        r
+        for _, s in gnu.root.walk()
+        for b in s.blocks
+        if b.kind == "table"
+        for r in b.text.split("\n")
+    ]
+    assert "‘batch’ | Used in GDB." in rows  # the Table of Long Options
+
+
 def test_pdf_without_outline_gets_a_tree_from_fonts() -> None:
     fhs = _parse("pdf/no-toc/fhs-3.0.en.pdf")
     titles = [t for _, t in _headings(fhs)]

@@ -130,6 +130,43 @@ def test_pdf_printed_contents_are_dropped_and_the_body_after_them_kept() -> None
     assert preface.blocks[0].text.endswith("name …")
 
 
+def test_pdf_tables_become_rows_of_cells_and_two_columns_of_prose_do_not() -> None:
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    page.insert_text((60, 60), "Where things live", fontsize=16)
+    page.insert_text((60, 100), LOREM.strip(), fontsize=10)
+    rows = [
+        ("", "shareable", "unshareable"),
+        ("static", "/usr", "/etc"),
+        ("", "/opt", "/boot"),  # the cells above, wrapped onto a second line
+        ("variable", "/var/mail", "/var/run"),
+    ]
+    for n, cells in enumerate(rows):
+        for x, cell in zip((80, 220, 360), cells, strict=True):
+            if cell:
+                page.insert_text((x, 150 + 16 * n), cell, fontsize=10)
+    page.insert_text((60, 240), "After the table the text goes on as one paragraph.", fontsize=10)
+    prose = doc.new_page(width=595, height=842)  # two columns of running text
+    for n in range(20):
+        prose.insert_text((50, 80 + 14 * n), "Left column text runs on and on here,", fontsize=10)
+        prose.insert_text((310, 80 + 14 * n), "right column text runs on as well, too", fontsize=10)
+    parsed = parse_document(doc.tobytes(), "tables.pdf")
+    blocks = [b for _, s in parsed.root.walk() for b in s.blocks]
+    tables = [b for b in blocks if b.kind == "table"]
+    assert [t.text.split("\n") for t in tables] == [
+        [
+            " | shareable | unshareable",
+            "static | /usr /opt | /etc /boot",
+            "variable | /var/mail | /var/run",
+        ]
+    ]
+    assert tables[0].page == 1 and parsed.metadata["tables"] == 1
+    assert "shareable" not in [t["title"] for t in parsed.toc()]
+    others = " ".join(b.text for b in blocks if b.kind != "table")
+    assert "After the table the text goes on" in others and "/usr" not in others
+    assert "Left column text runs on" in others  # the prose page stays prose
+
+
 @pytest.mark.parametrize(
     ("data", "reason"),
     [

@@ -1,0 +1,139 @@
+"""Tables on PDF pages, found from the text lines alone, kept as rows of text.
+
+PyMuPDF's own table finder costs ~300 ms a page (it analyses the vector drawings), more than
+parsing a whole book otherwise. Tables in books and manuals are visible in the text already:
+rows of short cells side by side, their left edges in the same columns from row to row. A run of
+at least three such rows becomes one `table` block, one line per row, cells joined by " | ";
+a row that starts right of the first column continues the cells above it (a cell wrapped onto
+a second line). Two-column running text is not a table: its "cells" are long lines.
+"""
+
+from __future__ import annotations
+
+import itertools
+import statistics
+from dataclasses import dataclass
+
+from mirage_pipeline.parsing.pdf_lines import Line, PageLines, rows_of
+
+_MIN_ROWS = 3  # rows with two or more cells
+_MAX_MEDIAN_CELL = 40  # characters: cells are short, lines of running text are not
+_COLUMN_SLACK = 6.0  # points: cells of one column start this close to each other
+
+
+@dataclass
+class Table:
+    page: int
+    text: str
+    lines: list[Line]  # every line the table is made of, in reading order
+
+
+def find_tables(pages: list[PageLines], body_size: float) -> list[Table]:
+    """The tables of every page; a row set larger than the body text (a numbered heading whose
+    number stands apart from its title) is never part of one."""
+    found = []
+    for page in pages:
+        rows = [
+            [] if max(ln.size for ln in row) > 1.15 * body_size else _cells(row)
+            for row in rows_of(page.lines)
+        ]
+        start = 0
+        while start < len(rows):
+            if len(rows[start]) < 2:  # a table starts with a row of cells
+                start += 1
+                continue
+            end = _run_end(rows, start)
+            table = _table(page.number, rows[start:end]) if end - start >= _MIN_ROWS else None
+            if table is not None:
+                found.append(table)
+                start = end
+            else:
+                start += 1
+    return found
+
+
+def _cells(row: list[Line]) -> list[Line]:
+    """The row's lines left to right, when they stand apart as cells (a gap between each)."""
+    cells = sorted(row, key=lambda ln: ln.x0)
+    for left, right in itertools.pairwise(cells):
+        gap = right.x0 - (left.x0 + 0.45 * left.size * len(left.text))
+        if gap < left.size:  # touching: one line of text broken into spans, not two cells
+            return [cells[0]]
+    return cells
+
+
+def _run_end(rows: list[list[Line]], start: int) -> int:
+    """End of the run of rows (as cells) from `start` that could be one table: rows of two or
+    more cells, and single-cell rows between them (wrapped cells), close together."""
+    end = start
+    while end < len(rows):
+        if not rows[end]:
+            break  # a heading
+        if len(rows[end]) < 2 and (end + 1 >= len(rows) or len(rows[end + 1]) < 2):
+            break  # a lone line not between two table rows ends the run
+        if end > start:
+            gap = rows[end][0].y0 - rows[end - 1][0].y0
+            if gap > 3 * max(ln.size for ln in rows[end - 1]):
+                break
+        end += 1
+    return end
+
+
+def _table(page: int, cells: list[list[Line]]) -> Table | None:
+    texts = [c.text for row in cells for c in row]
+    if sum(1 for row in cells if len(row) >= 2) < _MIN_ROWS:
+        return None
+    if statistics.median(len(t) for t in texts) > _MAX_MEDIAN_CELL:
+        return None
+    columns = _columns([c.x0 for row in cells if len(row) >= 2 for c in row])
+    recurring = [x for x, n in columns if n >= _MIN_ROWS]
+    if len(recurring) < 2:
+        return None
+    edges = [x for x, _ in columns]
+    if _columns_of_prose(cells, edges):
+        return None
+    table_rows: list[list[str]] = []
+    for row in cells:
+        slots = [_column(c.x0, edges) for c in row]
+        if table_rows and slots[0] != 0 and len(row) < len(edges):
+            for slot, cell in zip(slots, row, strict=True):  # a wrapped cell goes on
+                previous = table_rows[-1][slot]
+                table_rows[-1][slot] = f"{previous} {cell.text}".strip()
+            continue
+        values = [""] * len(edges)
+        for slot, cell in zip(slots, row, strict=True):
+            values[slot] = f"{values[slot]} {cell.text}".strip()
+        table_rows.append(values)
+    text = "\n".join(" | ".join(values).rstrip(" |") for values in table_rows)
+    return Table(page=page, text=text, lines=[c for row in cells for c in row])
+
+
+def _columns_of_prose(cells: list[list[Line]], edges: list[float]) -> bool:
+    """Every column reads like running text: most of its lines long and filled to about the
+    same width (a column of a two-column page), unlike a table's cells."""
+    by_column: dict[int, list[int]] = {}
+    for row in cells:
+        for cell in row:
+            by_column.setdefault(_column(cell.x0, edges), []).append(len(cell.text))
+    for lengths in by_column.values():
+        if len(lengths) < _MIN_ROWS:
+            continue
+        full = sum(1 for n in lengths if n >= 25 and n >= 0.8 * max(lengths))
+        if full < 0.6 * len(lengths):
+            return False
+    return True
+
+
+def _columns(xs: list[float]) -> list[tuple[float, int]]:
+    """Left edges clustered into columns: (edge, how many cells start there), left to right."""
+    clusters: list[list[float]] = []
+    for x in sorted(xs):
+        if clusters and x - clusters[-1][-1] <= _COLUMN_SLACK:
+            clusters[-1].append(x)
+        else:
+            clusters.append([x])
+    return [(min(c), len(c)) for c in clusters]
+
+
+def _column(x: float, edges: list[float]) -> int:
+    return min(range(len(edges)), key=lambda i: abs(edges[i] - x))
