@@ -58,6 +58,19 @@ class PageLines:
 def extract_lines(doc: pymupdf.Document) -> list[PageLines]:
     pages: list[PageLines] = []
     block_id = 0
+    styles: dict[tuple[str, int], tuple[bool, bool]] = {}  # (font, flags) → (bold, mono)
+
+    def style(span: dict) -> tuple[bool, bool]:
+        key = (span["font"], span["flags"])
+        found = styles.get(key)
+        if found is None:
+            font, flags = key
+            found = styles[key] = (
+                bool(flags & 16) or "bold" in font.lower(),
+                bool(flags & 8) or bool(_MONO.search(font)),
+            )
+        return found
+
     for page in doc:
         found: list[Line] = []
         info = page.get_text("dict", flags=_FLAGS)
@@ -67,15 +80,18 @@ def extract_lines(doc: pymupdf.Document) -> list[PageLines]:
             block_id += 1
             for line in block["lines"]:
                 spans = [s for s in line["spans"] if s["text"]]
-                text = "".join(s["text"] for s in spans).strip()
+                if len(spans) == 1:  # most lines: one font throughout
+                    text = spans[0]["text"].strip()
+                    size = round(spans[0]["size"], 1)
+                    bold, mono = style(spans[0])
+                else:
+                    text = "".join(s["text"] for s in spans).strip()
+                    weights: Counter[tuple[float, bool, bool]] = Counter()
+                    for s in spans:
+                        weights[(round(s["size"], 1), *style(s))] += len(s["text"].strip()) or 1
+                    (size, bold, mono), _ = weights.most_common(1)[0] if weights else ((0, 0, 0), 0)
                 if not text:
                     continue
-                weights: Counter[tuple[float, bool, bool]] = Counter()
-                for s in spans:
-                    bold = bool(s["flags"] & 16) or "bold" in s["font"].lower()
-                    mono = bool(s["flags"] & 8) or bool(_MONO.search(s["font"]))
-                    weights[(round(s["size"], 1), bold, mono)] += len(s["text"].strip()) or 1
-                (size, bold, mono), _ = weights.most_common(1)[0]
                 x0, y0, _, y1 = line["bbox"]
                 found.append(Line(page.number + 1, block_id, x0, y0, y1, text, size, bold, mono))
         pages.append(PageLines(page.number + 1, page.rect.height, found))
