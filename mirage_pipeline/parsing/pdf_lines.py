@@ -80,6 +80,8 @@ def extract_lines(doc: pymupdf.Document) -> list[PageLines]:
             block_id += 1
             for line in block["lines"]:
                 spans = [s for s in line["spans"] if s["text"]]
+                if not spans:
+                    continue
                 if len(spans) == 1:  # most lines: one font throughout
                     text = spans[0]["text"].strip()
                     size = round(spans[0]["size"], 1)
@@ -89,7 +91,7 @@ def extract_lines(doc: pymupdf.Document) -> list[PageLines]:
                     weights: Counter[tuple[float, bool, bool]] = Counter()
                     for s in spans:
                         weights[(round(s["size"], 1), *style(s))] += len(s["text"].strip()) or 1
-                    (size, bold, mono), _ = weights.most_common(1)[0] if weights else ((0, 0, 0), 0)
+                    (size, bold, mono), _ = weights.most_common(1)[0]
                 if not text:
                     continue
                 x0, y0, _, y1 = line["bbox"]
