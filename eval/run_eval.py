@@ -1,12 +1,17 @@
-"""Retrieval quality of the three search modes on the shared corpus: recall@5 and recall@10.
+"""Retrieval quality on real books and manuals: the three search modes against the naive recipe.
 
-    PYTHONPATH=. .venv/bin/python eval/run_eval.py [--verbose]
+    PYTHONPATH=. .venv/bin/python eval/run_eval.py [--verbose] [--ranks FILE] [--set held-out]
 
-The documents listed in eval/questions.json are indexed the way the pipeline does it (parse →
-chunk → embed → replace_chunks; embeddings cached in eval/.cache), into an embedded PostgreSQL
-kept in eval/.cache/pgdata. Each question names the file and a phrase of the passage its
-answer lives in; a question counts as found at k when one of the first k results is a chunk of
-that file holding the phrase. Prints one JSON object.
+The documents (eval/documents.py: Russian and English PDFs — one a pre-2005 pdfTeX book in a
+legacy encoding —, a multilingual EPUB, Markdown and plain-text books, an FB2 novel) are fetched
+into eval/.cache and indexed the way the pipeline does it (parse → chunk → embed →
+replace_chunks; vectors cached in eval/.cache) into an embedded PostgreSQL kept in
+eval/.cache/pgdata, all in one project. Each question in eval/questions.json names its file and
+an answer phrase; a question counts as found at k when one of the first k results is a chunk of
+that file holding the phrase. The naive baseline (eval/naive.py) is scored the same way.
+
+Prints one JSON object: recall@1/5/10 and MRR@10 for each mode and the baseline, overall, per
+question language and per document format.
 """
 
 from __future__ import annotations
@@ -20,18 +25,23 @@ import re
 import sys
 import tempfile
 import warnings
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
 HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
 CACHE = HERE / ".cache"
-CORPUS = ROOT.parent / "shared" / "corpus"
 PROJECT = "eval"
 MODES = ("hybrid", "vector", "text")
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(HERE))
 
+from documents import SOURCES, document_path  # noqa: E402
+from naive import NaiveIndex, plain_text, unmojibake  # noqa: E402
+
+from mirage_pipeline.chunk_parts import split_vectors, texts_to_embed  # noqa: E402
 from mirage_pipeline.chunking import ChunkingPolicy, chunk_document  # noqa: E402
 from mirage_pipeline.embedders import create_embedder  # noqa: E402
 from mirage_pipeline.parsing import file_type_of, parse_document  # noqa: E402
@@ -43,31 +53,30 @@ def normalise(text: str) -> str:
     return re.sub(r"\s+", " ", re.sub(r"[\[\]()*_`>#|\\]", " ", text)).strip().lower()
 
 
-def index_corpus(url: str, embedder, files: list[str]) -> None:
+def parsed_text(doc) -> str:
+    return "\n".join(b.text for _, s in doc.root.walk() for b in s.blocks)
+
+
+def index_documents(url: str, embedder, docs: dict[str, tuple[Path, object]]) -> None:
     index = prepare_database(url, embedder.name, embedder.dimension)
     policy = ChunkingPolicy.for_window(embedder.max_tokens)
     with connect(url) as conn:
-        done = dict(
-            conn.execute(
-                "SELECT path, content_hash FROM documents WHERE status = 'ready'"
-            ).fetchall()
-        )
-    for rel in files:
-        data = (CORPUS / rel).read_bytes()
-        name = Path(rel).name
-        doc = parse_document(data, name)
+        ready = conn.execute("SELECT path, content_hash FROM documents WHERE status = 'ready'")
+        done = dict(ready.fetchall())
+    for name, (path, doc) in docs.items():
         chunks = chunk_document(doc, embedder.count_tokens, policy)
-        # keyed by what is embedded: a changed parser or chunker re-embeds, nothing else does
-        digest = hashlib.sha256("\x1e".join(c.embed_text for c in chunks).encode()).hexdigest()
+        # keyed by what is stored: a changed parser or chunker re-indexes, nothing else does
+        digest = hashlib.sha256(
+            "\x1e".join(
+                f"{c.embed_text}\x1f{c.lang}\x1f{c.structure}\x1f{c.lemmas}\x1f{c.parts}"
+                for c in chunks
+            ).encode()
+        ).hexdigest()
         if done.get(name) == digest:
             continue
-        cached = CACHE / f"{digest[:24]}.npy"
-        if cached.exists():
-            vectors = np.load(cached)
-        else:
-            print(f"embedding {name}: {len(chunks)} chunks", file=sys.stderr)
-            vectors = embedder.embed_passages([c.embed_text for c in chunks])
-            np.save(cached, vectors)
+        vectors, part_vectors = split_vectors(
+            chunks, _cached_vectors(texts_to_embed(chunks), embedder, name)
+        )
         with connect(url) as conn:
             project_id, document_id = start_document(
                 conn,
@@ -75,7 +84,7 @@ def index_corpus(url: str, embedder, files: list[str]) -> None:
                 path=name,
                 file_type=file_type_of(name),
                 content_hash=digest,
-                size_bytes=len(data),
+                size_bytes=path.stat().st_size,
             )
             replace_chunks(
                 conn,
@@ -84,11 +93,43 @@ def index_corpus(url: str, embedder, files: list[str]) -> None:
                 project_id=project_id,
                 chunks=chunks,
                 embeddings=vectors,
+                part_embeddings=part_vectors,
                 metadata={"title": doc.title, **doc.metadata},
             )
+    with connect(url) as conn:
+        conn.execute("ANALYZE chunks")
+        conn.commit()
 
 
-async def evaluate(url: str, embedder, questions: list[dict], verbose: bool) -> dict:
+def _cached_vectors(texts: list[str], embedder, name: str) -> np.ndarray:
+    """Vectors by text hash, one .npy per text set (a re-chunked book re-embeds its new texts)."""
+    store = CACHE / "vectors"
+    store.mkdir(parents=True, exist_ok=True)
+    keys = [hashlib.sha256(t.encode()).hexdigest()[:32] for t in texts]
+    found = {k: np.load(store / f"{k}.npy") for k in keys if (store / f"{k}.npy").exists()}
+    todo = [i for i, k in enumerate(keys) if k not in found]
+    if todo:
+        print(f"embedding {name}: {len(todo)} of {len(texts)} chunks", file=sys.stderr)
+        fresh = embedder.embed_passages([texts[i] for i in todo])
+        for i, vector in zip(todo, fresh, strict=True):
+            np.save(store / f"{keys[i]}.npy", vector)
+            found[keys[i]] = vector
+    if not texts:
+        return np.empty((0, embedder.dimension), dtype=np.float32)
+    return np.vstack([found[k] for k in keys]).astype(np.float32)
+
+
+def rank_of(hits: list[tuple[str, str]], question: dict) -> int | None:
+    evidence = normalise(question["evidence"])
+    found = (
+        i + 1
+        for i, (name, content) in enumerate(hits)
+        if name == question["file"] and evidence in normalise(content)
+    )
+    return next(found, None)
+
+
+async def evaluate(url: str, embedder, questions: list[dict], verbose: bool) -> dict[str, list]:
     from litestar.testing import AsyncTestClient
 
     from mirage_pipeline.settings import Settings
@@ -103,7 +144,6 @@ async def evaluate(url: str, embedder, questions: list[dict], verbose: bool) -> 
         ranks: dict[str, list[int | None]] = {m: [] for m in MODES}
         async with AsyncTestClient(app=app, timeout=60) as client:
             for q in questions:
-                evidence = normalise(q["evidence"])
                 for mode in MODES:
                     response = await client.post(
                         f"/api/v1/projects/{PROJECT}/search",
@@ -111,52 +151,67 @@ async def evaluate(url: str, embedder, questions: list[dict], verbose: bool) -> 
                         headers={"X-API-Key": "eval"},
                     )
                     response.raise_for_status()
-                    rank = next(
-                        (
-                            i + 1
-                            for i, hit in enumerate(response.json())
-                            if hit["document"]["filename"] == q["file"]
-                            and evidence in normalise(hit["content"])
-                        ),
-                        None,
-                    )
-                    ranks[mode].append(rank)
+                    hits = [(h["document"]["filename"], h["content"]) for h in response.json()]
+                    ranks[mode].append(rank_of(hits, q))
                 if verbose:
                     found = {m: ranks[m][-1] for m in MODES}
-                    print(f"{found}  {q['q'][:70]}", file=sys.stderr)
-    report: dict = {"questions": len(questions)}
-    groups = {
-        f"_{g}": [q.get(key) == g for q in questions]
-        for key in ("lang", "set")
-        for g in sorted({q.get(key) for q in questions})
-    }
-    for mode in MODES:
-        entry = {}
-        for k in (5, 10):
-            entry[f"recall@{k}"] = round(
-                sum(r is not None and r <= k for r in ranks[mode]) / len(questions), 3
-            )
-            for suffix, member in groups.items():
-                picked = [r for r, m in zip(ranks[mode], member, strict=True) if m]
-                entry[f"recall@{k}{suffix}"] = round(
-                    sum(r is not None and r <= k for r in picked) / len(picked), 3
-                )
-        entry["mrr@10"] = round(sum(1 / r for r in ranks[mode] if r) / len(questions), 3)
-        report[mode] = entry
-    return report
+                    print(f"{found}  {q['file'][:24]:24} {q['q'][:70]}", file=sys.stderr)
+    return ranks
+
+
+def metrics(ranks: list[int | None]) -> dict[str, float]:
+    n = len(ranks) or 1
+    found = {f"recall@{k}": sum(r is not None and r <= k for r in ranks) / n for k in (1, 5, 10)}
+    found["mrr@10"] = sum(1 / r for r in ranks if r and r <= 10) / n
+    return {k: round(v, 3) for k, v in found.items()}
+
+
+def report(questions: list[dict], ranks: dict[str, list[int | None]], formats: dict) -> dict:
+    groups: dict[str, Callable[[dict], bool]] = {"all": lambda q: True}
+    for lang in sorted({q["lang"] for q in questions}):
+        groups[f"lang:{lang}"] = lambda q, lang=lang: q["lang"] == lang
+    for fmt in sorted(set(formats.values())):
+        groups[f"format:{fmt}"] = lambda q, fmt=fmt: formats[q["file"]] == fmt
+    for s in sorted({q.get("set", "") for q in questions}):
+        groups[f"set:{s}"] = lambda q, s=s: q.get("set", "") == s
+    out: dict = {"questions": len(questions), "documents": len(formats)}
+    for name, member in groups.items():
+        picked = [i for i, q in enumerate(questions) if member(q)]
+        out[name] = {"n": len(picked)} | {
+            mode: metrics([ranks[mode][i] for i in picked]) for mode in ranks
+        }
+    return out
+
+
+def load_documents(questions: list[dict]) -> dict[str, tuple[Path, object]]:
+    docs = {}
+    for source in SOURCES:
+        path = document_path(source)
+        docs[source.name] = (path, parse_document(path.read_bytes(), source.name))
+    for q in questions:
+        if q["file"] not in docs:
+            raise SystemExit(f"unknown document {q['file']!r}: {q['q']!r}")
+        path, doc = docs[q["file"]]
+        evidence = normalise(q["evidence"])
+        texts = (plain_text(path, q["file"]), parsed_text(doc))
+        if not any(evidence in normalise(t) or evidence in normalise(unmojibake(t)) for t in texts):
+            raise SystemExit(f"evidence not in {q['file']}: {q['evidence']!r}")
+    return docs
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--verbose", action="store_true", help="ranks per question on stderr")
+    parser.add_argument("--ranks", type=Path, help="write every question's ranks to this file")
+    parser.add_argument("--set", help="only the questions of this set (tuning, held-out)")
+    parser.add_argument("--no-naive", action="store_true", help="skip the naive baseline")
     args = parser.parse_args()
-    spec = json.loads((HERE / "questions.json").read_text(encoding="utf-8"))
-    for q in spec["questions"]:
-        source = next(d for d in spec["documents"] if Path(d).name == q["file"])
-        text = (CORPUS / source).read_bytes().decode("utf-8", "replace")
-        if normalise(q["evidence"]) not in normalise(text):
-            raise SystemExit(f"evidence not in {source}: {q['evidence']!r}")
+    questions = json.loads((HERE / "questions.json").read_text(encoding="utf-8"))["questions"]
+    if args.set:
+        questions = [q for q in questions if q.get("set") == args.set]
     CACHE.mkdir(exist_ok=True)
+    docs = load_documents(questions)
+    formats = {name: file_type_of(name) for name in docs}
     from mirage_pipeline.embedded_postgres import start_embedded_postgres
 
     embedder = create_embedder("local:multilingual-e5-small")
@@ -164,11 +219,19 @@ def main() -> None:
         warnings.simplefilter("ignore")
         server = start_embedded_postgres(CACHE / "pgdata")
     try:
-        index_corpus(server.url, embedder, spec["documents"])
-        report = asyncio.run(evaluate(server.url, embedder, spec["questions"], args.verbose))
+        index_documents(server.url, embedder, docs)
+        ranks = asyncio.run(evaluate(server.url, embedder, questions, args.verbose))
     finally:
         server.stop()
-    print(json.dumps(report, indent=2, ensure_ascii=False))
+    if not args.no_naive:
+        naive = NaiveIndex(embedder, CACHE)
+        for name, (path, _) in docs.items():
+            naive.add(name, plain_text(path, name))
+        ranks["naive"] = [rank_of(naive.search(q["q"]), q) for q in questions]
+    if args.ranks:
+        rows = [{**q, "ranks": {m: ranks[m][i] for m in ranks}} for i, q in enumerate(questions)]
+        args.ranks.write_text(json.dumps(rows, ensure_ascii=False, indent=1), encoding="utf-8")
+    print(json.dumps(report(questions, ranks, formats), indent=1, ensure_ascii=False))
 
 
 if __name__ == "__main__":

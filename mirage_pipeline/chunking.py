@@ -21,6 +21,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from mirage_pipeline.chunk_parts import chunk_parts
+from mirage_pipeline.morphology import lemma_text
 from mirage_pipeline.parsing.model import Block, ParsedDocument, Section
 
 TokenCounter = Callable[[str], int]
@@ -108,6 +110,17 @@ class Chunk:
     tokens: int  # of embed_text (an upper bound: parts are counted one by one)
     content_hash: str = field(default="")
     metadata: dict[str, Any] = field(default_factory=dict)  # tags, type: stored on the chunk
+    lemmas: str = ""  # dictionary forms of its Cyrillic words, for full-text search
+    parts: tuple[str, ...] = ()  # its sentence windows, embedded beside it (chunk_parts.py)
+
+    @property
+    def embed_prefix(self) -> str:
+        """What the embedder reads before the content: the heading path and a blank line."""
+        return self.embed_text[: len(self.embed_text) - len(self.content)]
+
+    def part_texts(self) -> list[str]:
+        """The windows as the embedder reads them, behind the chunk's heading path."""
+        return [self.embed_prefix + part for part in self.parts]
 
 
 @dataclass
@@ -306,6 +319,8 @@ class _Builder:
                 tokens=tokens,
                 content_hash=hashlib.sha256(embed_text.encode()).hexdigest(),
                 metadata=dict(self.metadata),
+                lemmas=lemma_text(content) if _CYRILLIC.search(content) else "",
+                parts=tuple(chunk_parts(content)),
             )
         )
         return 1

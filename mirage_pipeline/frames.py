@@ -80,6 +80,8 @@ def chunks_to_frame(chunks: list[Chunk]) -> pl.DataFrame:
             "tokens": [c.tokens for c in chunks],
             "content_hash": [c.content_hash for c in chunks],
             "metadata": [json.dumps(c.metadata, ensure_ascii=False) for c in chunks],
+            "lemmas": [c.lemmas for c in chunks],
+            "parts": [list(c.parts) for c in chunks],
         },
         schema={
             "position": pl.Int32,
@@ -90,6 +92,8 @@ def chunks_to_frame(chunks: list[Chunk]) -> pl.DataFrame:
             "tokens": pl.Int32,
             "content_hash": pl.String,
             "metadata": pl.String,
+            "lemmas": pl.String,
+            "parts": pl.List(pl.String),
         },
     )
 
@@ -105,6 +109,8 @@ def chunks_from_frame(frame: pl.DataFrame) -> list[Chunk]:
             tokens=row["tokens"],
             content_hash=row["content_hash"],
             metadata=json.loads(row["metadata"]),
+            lemmas=row.get("lemmas") or "",
+            parts=tuple(row.get("parts") or ()),
         )
         for row in frame.iter_rows(named=True)
     ]

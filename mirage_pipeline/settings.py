@@ -39,8 +39,9 @@ class Settings:
     embed_concurrency: int = 1  # embedding steps at once, across all runs (a Dagster pool)
     dagster_url: str = "http://localhost:3000"
     max_upload_bytes: int = 200 * 1024 * 1024
+    fusion: str = "score"  # how hybrid search fuses its legs: "score" or "rrf"
     rrf_k: int = 60
-    rrf_text_weight: float = 0.5
+    text_weight: float = 0.5  # of the full-text leg in the fusion
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -74,9 +75,8 @@ class Settings:
             * 1024
             * _positive_int("MIRAGE_MAX_UPLOAD_MB", env.get("MIRAGE_MAX_UPLOAD_MB"), 200),
             rrf_k=_positive_int("MIRAGE_RRF_K", env.get("MIRAGE_RRF_K"), 60),
-            rrf_text_weight=_weight(
-                "MIRAGE_RRF_TEXT_WEIGHT", env.get("MIRAGE_RRF_TEXT_WEIGHT"), 0.5
-            ),
+            fusion=_choice("MIRAGE_FUSION", env.get("MIRAGE_FUSION"), ("score", "rrf")),
+            text_weight=_weight("MIRAGE_TEXT_WEIGHT", env.get("MIRAGE_TEXT_WEIGHT"), 0.5),
         )
 
     def with_overrides(self, **changes: object) -> Settings:
@@ -93,6 +93,14 @@ class Settings:
     @property
     def dagster_home(self) -> Path:
         return self.home / "dagster"
+
+
+def _choice(name: str, raw: str | None, choices: tuple[str, ...]) -> str:
+    if not raw:
+        return choices[0]
+    if raw not in choices:
+        raise SettingsError(f"{name} must be one of {', '.join(choices)} (got {raw!r})")
+    return raw
 
 
 def _database_url(raw: str | None) -> str | None:

@@ -23,13 +23,13 @@ from psycopg_pool import AsyncConnectionPool, PoolTimeout
 from mirage_pipeline.embedders import Embedder, EmbedderUnavailable, create_embedder
 from mirage_pipeline.settings import Settings, read_api_keys
 from mirage_pipeline.store import prepare_database
-from mirage_query.common_terms import CommonTerms
 from mirage_query.dagster_runs import DagsterRejected, DagsterRuns, DagsterUnavailable
 from mirage_query.documents_api import DocumentController, ProjectController
 from mirage_query.observability import Metrics, ObservabilityMiddleware, configure_json_logging
 from mirage_query.schemas import Health
 from mirage_query.search import configure_session
 from mirage_query.search_api import batch_search, search
+from mirage_query.term_stats import IndexStatsCache
 
 log = logging.getLogger("mirage_query")
 RETRY_AFTER_SECONDS = 5
@@ -149,7 +149,7 @@ def create_app(settings: Settings, *, embedder: Embedder | None = None) -> Lites
         app.state.pool = pool
         app.state.embedder = embedder
         app.state.index = index
-        app.state.common_terms = CommonTerms()
+        app.state.index_stats = IndexStatsCache()
         try:
             yield
         finally:

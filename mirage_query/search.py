@@ -1,162 +1,40 @@
-"""The search SQL, shared by the HTTP handlers and anything else that searches.
-
-Hybrid search is one statement: vector candidates from the model's partial HNSW index, full-text
-candidates from the chunk `tsvector` in the chunk's own language configuration, fused with
-weighted Reciprocal Rank Fusion (score = Σ weight / (k + rank)).
-"""
+"""Search, shared by the HTTP handlers and anything else that searches: a request's plan, its
+query terms, the one statement that answers it (search_sql.py), and neighbours on request."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 from uuid import UUID
 
 import numpy as np
 from psycopg import AsyncConnection, sql
 
+from mirage_pipeline.morphology import query_lemmas
 from mirage_pipeline.store.schema import EmbeddingIndex
 from mirage_query.schemas import DocumentRef, Filters, Scores, SearchResult
+from mirage_query.search_sql import build_search_sql
+from mirage_query.term_stats import IndexStats
 
 DEFAULT_RRF_K = 60
+DEFAULT_TEXT_WEIGHT = 0.5  # of the full-text leg in the fusion; the vector leg has 1 - it
+DEFAULT_FUSION = "score"
 EF_SEARCH = 350  # HNSW search list: ANN recall@10 0.98+ at 100 000 chunks (bench/search_latency.py)
-# The full-text leg counts half as much as the vector leg in the fusion: chosen on the tuning
-# half of eval/questions.json, it also wins on the held-out half (notes: /work/notes/issue-5.md).
-DEFAULT_TEXT_WEIGHT = 0.5
-# Full-text candidates are pre-ranked with ts_rank (term frequencies, ~2 µs a chunk) and only
-# the best TEXT_POOL of them with ts_rank_cd (cover density, ~25 µs a chunk): a query whose
-# terms occur in thousands of chunks costs milliseconds, not a tenth of a second.
-TEXT_POOL = 100
+# Full-text candidates are pre-ranked with one cheap ts_rank and only the best TEXT_POOL of
+# them scored lexeme by lexeme: a query whose terms occur in thousands of chunks costs
+# milliseconds, not a tenth of a second.
+TEXT_POOL = 200
 HEADLINE_OPTIONS = "MaxFragments=2, MaxWords=24, MinWords=8, FragmentDelimiter=\x1e"
 _FRAGMENT_DELIMITER = "\x1e"
 # websearch syntax the user meant: "phrases", -exclusions, or OR; then the query is taken as is.
 _STRICT_SYNTAX = re.compile(r'"|(^|\s)-\w|\sor\s', re.IGNORECASE)
 
-# The index id and dimension are literals, not parameters: the planner must see
-# `index_id = <id>` and `embedding::vector(<d>)` to use that model's partial HNSW index.
-_VECTOR_SEARCH = sql.SQL("""
-SELECT c.id, c.content, 1 - (c.embedding::{vtype} <=> %(q)s::{vtype}) AS score, c.structure,
-       d.id, d.path, d.metadata ->> 'title'
-FROM chunks c
-JOIN documents d ON d.id = c.document_id
-WHERE c.index_id = {index_id} AND c.project_id = %(project_id)s
-ORDER BY c.embedding::{vtype} <=> %(q)s::{vtype}
-LIMIT %(limit)s
-""")
-
-_VECTOR_LEG = """
-vec AS (
-    SELECT id, 1 - dist AS similarity, row_number() OVER (ORDER BY dist, id) AS rank FROM (
-        SELECT c.id, c.embedding::{vtype} <=> %(q)s::{vtype} AS dist
-        FROM chunks c
-        WHERE c.index_id = {index_id} AND c.project_id = %(project_id)s {filters}
-        ORDER BY c.embedding::{vtype} <=> %(q)s::{vtype}
-        LIMIT %(candidates)s
-    ) v
-)"""
-
-# Full-text candidates are the chunks holding any of the query's informative lexemes (those
-# not in `common`, see common_terms.py), or, when every lexeme is common, all of them; they
-# are ranked with every lexeme of the query. A query in websearch syntax ("phrase", -word, or)
-# picks exactly the chunks that match it. A lexeme is quoted for tsquery input: quotes and
-# backslashes doubled/escaped.
-_TEXT_LEG = """
-lexemes AS (
-    SELECT v.cfg, l.lexeme
-    FROM (VALUES ('russian'), ('english'), ('simple')) AS v(cfg)
-    CROSS JOIN LATERAL unnest(tsvector_to_array(to_tsvector(v.cfg::regconfig, %(text)s)))
-        AS l(lexeme)
-    WHERE NOT l.lexeme = ANY(%(common)s::text[])
-),
-rare AS MATERIALIZED (
-    SELECT cfg, string_agg(
-        '''' || replace(replace(lexeme, '\\', '\\\\'), '''', '''''') || '''',
-        ' | ')::tsquery AS q
-    FROM lexemes GROUP BY cfg
-),
-txt AS (
-    SELECT id, score, row_number() OVER (ORDER BY score DESC, id) AS rank FROM (
-        SELECT p.id, ts_rank_cd(p.tsv, CASE p.lang WHEN 'ru' THEN {q_ru} WHEN 'en' THEN {q_en}
-                                                   ELSE {q_simple} END) AS score
-        FROM (
-            SELECT c.id, c.tsv, c.lang
-            FROM chunks c
-            WHERE c.index_id = {index_id} AND c.project_id = %(project_id)s {filters}
-              AND ((c.lang = 'ru' AND c.tsv @@ {pick_ru})
-                   OR (c.lang = 'en' AND c.tsv @@ {pick_en})
-                   OR (c.lang NOT IN ('ru', 'en') AND c.tsv @@ {pick_simple}))
-            ORDER BY ts_rank(c.tsv, CASE c.lang WHEN 'ru' THEN {q_ru} WHEN 'en' THEN {q_en}
-                                                ELSE {q_simple} END) DESC
-            LIMIT %(text_pool)s
-        ) p
-        ORDER BY score DESC
-        LIMIT %(candidates)s
-    ) t
-)"""
-
-_FUSED = {
-    "hybrid": """
-fused AS (
-    SELECT coalesce(v.id, t.id) AS id, v.similarity, v.rank AS vector_rank, t.rank AS text_rank,
-           t.score AS text_score,
-           coalesce(%(wv)s / (%(k)s + v.rank), 0) + coalesce(%(wt)s / (%(k)s + t.rank), 0) AS rrf
-    FROM vec v FULL JOIN txt t ON t.id = v.id
-)""",
-    "vector": """
-fused AS (
-    SELECT id, similarity, rank AS vector_rank, NULL::bigint AS text_rank,
-           NULL::real AS text_score, 1.0 / (%(k)s + rank) AS rrf
-    FROM vec
-)""",
-    "text": """
-fused AS (
-    SELECT id, NULL::float8 AS similarity, NULL::bigint AS vector_rank, rank AS text_rank,
-           score AS text_score, 1.0 / (%(k)s + rank) AS rrf
-    FROM txt
-)""",
-}
-
-# The best `limit` candidates are chosen from ids, scores and vectors alone (a full-text-only
-# candidate gets its similarity here, for the threshold); content is read, and highlighted,
-# for those few rows only.
-_FINAL = """,
-ranked AS (
-    SELECT f.id, f.vector_rank, f.text_rank, f.text_score, f.rrf, {similarity} AS similarity
-    FROM fused f
-    JOIN chunks c ON c.id = f.id
-),
-top AS (
-    SELECT * FROM ranked r
-    WHERE {threshold}
-    ORDER BY {score} DESC, r.id
-    LIMIT %(limit)s
-)
-SELECT c.id, c.content, {score} AS score, r.similarity, r.text_score,
-       r.vector_rank, r.text_rank, c.structure,
-       CASE WHEN r.text_rank IS NULL THEN NULL ELSE
-           ts_headline(CASE c.lang WHEN 'ru' THEN 'russian'::regconfig
-                                   WHEN 'en' THEN 'english'::regconfig
-                                   ELSE 'simple'::regconfig END,
-                       c.content,
-                       CASE c.lang WHEN 'ru' THEN {q_ru} WHEN 'en' THEN {q_en}
-                                   ELSE {q_simple} END,
-                       %(headline)s) END AS headline,
-       d.id, d.path, d.metadata ->> 'title'
-FROM top r
-JOIN chunks c ON c.id = r.id
-JOIN documents d ON d.id = c.document_id
-ORDER BY {score} DESC, r.id
+_QUERY_LEXEMES = """
+SELECT v.cfg, l.lexeme
+FROM unnest(%(configs)s::text[]) AS v(cfg)
+CROSS JOIN LATERAL unnest(tsvector_to_array(to_tsvector(v.cfg::regconfig, %(text)s))) AS l(lexeme)
 """
-
-_FILTERS = {
-    "documents": " AND c.document_id IN (SELECT id FROM documents WHERE project_id ="
-    " %(project_id)s AND (id::text = ANY(%(f_documents)s) OR path = ANY(%(f_documents)s)))",
-    "file_types": " AND c.document_id IN (SELECT id FROM documents WHERE project_id ="
-    " %(project_id)s AND file_type = ANY(%(f_file_types)s))",
-    "tags": " AND (c.metadata -> 'tags') ?| %(f_tags)s",
-    "types": " AND (c.metadata ->> 'type') = ANY(%(f_types)s)",
-}
 
 _NEIGHBOURS = sql.SQL("""
 SELECT h.id, c.id, c.position - h.position, c.content, c.structure,
@@ -184,9 +62,26 @@ class SearchPlan:
     threshold: float | None = None
     filters: Filters | None = None
     expand: int = 0
+    fusion: str = DEFAULT_FUSION
     rrf_k: int = DEFAULT_RRF_K
-    vector_weight: float = 1.0
     text_weight: float = DEFAULT_TEXT_WEIGHT
+
+    @property
+    def strict(self) -> bool:
+        return bool(_STRICT_SYNTAX.search(self.query))
+
+
+@dataclass(frozen=True)
+class QueryTerms:
+    """The full-text leg's inputs: which lexemes pick candidates, and every one's weight."""
+
+    pick: str | None = None  # tsquery text: any informative lexeme (or all, if none is)
+    lemma_pick: str | None = None
+    configs: list[str] = field(default_factory=list)  # per lexeme: its configuration
+    lexemes: list[str] = field(default_factory=list)  # per lexeme: a one-lexeme tsquery
+    weights: list[float] = field(default_factory=list)
+    lemmas: list[str] = field(default_factory=list)
+    lemma_weights: list[float] = field(default_factory=list)
 
 
 def clean_query(text: str) -> str:
@@ -194,70 +89,75 @@ def clean_query(text: str) -> str:
     return text.replace("\x00", " ").encode("utf-8", "replace").decode("utf-8")
 
 
-def _tsquery(config: str, strict: bool, *, any_term: bool = False) -> sql.Composable:
-    """The query in one configuration: websearch syntax when the user used it, else all terms
-    (or, with `any_term`, any of them: a question is not a conjunction of all its words)."""
-    cfg = sql.Literal(config)
-    if strict:
-        return sql.SQL("websearch_to_tsquery({}::regconfig, %(text)s)").format(cfg)
-    plain = sql.SQL("plainto_tsquery({}::regconfig, %(text)s)").format(cfg)
-    if not any_term:
-        return plain
-    # plainto_tsquery has no negations to flip: only its ANDs become ORs
-    return sql.SQL("replace(({})::text, ' & ', ' | ')::tsquery").format(plain)
+def _quoted(lexeme: str) -> str:
+    """A lexeme as tsquery input: quoted, quotes doubled, backslashes escaped."""
+    return "'" + lexeme.replace("\\", "\\\\").replace("'", "''") + "'"
 
 
-def _filter_sql(filters: Filters | None) -> tuple[str, dict[str, Any]]:
-    if filters is None:
-        return "", {}
-    clauses, params = [], {}
-    for key, clause in _FILTERS.items():
-        values = getattr(filters, key)
-        if values is not None:
-            clauses.append(clause)
-            params[f"f_{key}"] = list(values)
-    return "".join(clauses), params
-
-
-def build_search_sql(
-    index: EmbeddingIndex, mode: str, filters: Filters | None, *, strict: bool = False
-) -> tuple[sql.Composed, dict[str, Any]]:
-    """The statement for `mode` and the filter parameters it needs."""
-    filter_clauses, params = _filter_sql(filters)
-    parts = {
-        f"pick_{short}": _tsquery(cfg, True)
-        if strict
-        else sql.SQL("coalesce((SELECT q FROM rare WHERE cfg = {}), {})").format(
-            sql.Literal(cfg), _tsquery(cfg, False)
-        )
-        for short, cfg in (("ru", "russian"), ("en", "english"), ("simple", "simple"))
-    }
-    parts |= {
-        "vtype": index.vector_type(),
-        "index_id": sql.Literal(index.id),
-        "filters": sql.SQL(filter_clauses),
-        "q_ru": _tsquery("russian", strict, any_term=True),
-        "q_en": _tsquery("english", strict, any_term=True),
-        "q_simple": _tsquery("simple", strict, any_term=True),
-    }
-    legs = {"hybrid": [_VECTOR_LEG, _TEXT_LEG], "vector": [_VECTOR_LEG], "text": [_TEXT_LEG]}
-    if mode == "text":
-        similarity = "NULL::float8"
-        threshold = "true"
-    else:
-        similarity = "coalesce(f.similarity, 1 - (c.embedding::{vtype} <=> %(q)s::{vtype}))"
-        threshold = "(%(threshold)s::float8 IS NULL OR r.similarity >= %(threshold)s::float8)"
-    score = {"hybrid": "r.rrf", "vector": "r.similarity", "text": "r.text_score"}[mode]
-    text = (
-        "WITH "
-        + ",".join([*legs[mode], _FUSED[mode]])
-        + _FINAL.format(score=score, similarity=similarity, threshold=threshold, **_KEEP)
+async def query_terms(conn: AsyncConnection, text: str, stats: IndexStats) -> QueryTerms:
+    """The query's lexemes in every configuration the index uses, and its Russian lemmas,
+    weighted by how rare they are (term_stats.py)."""
+    cur = await conn.execute(_QUERY_LEXEMES, {"configs": list(stats.configs), "text": text})
+    found = await cur.fetchall()
+    tsv, lemma_tsv = stats.column("tsv"), stats.column("lemma_tsv")
+    rare = sorted({lexeme for _, lexeme in found if not tsv.is_common(lexeme)})
+    if rare:
+        pick = " | ".join(_quoted(x) for x in rare)
+    else:  # only common words: a chunk must hold all of them (in one configuration)
+        groups: dict[str, list[str]] = {}
+        for cfg, lexeme in found:
+            groups.setdefault(cfg, []).append(_quoted(lexeme))
+        pick = " | ".join(f"({' & '.join(g)})" for g in groups.values()) or None
+    lemmas = query_lemmas(text)
+    rare_lemmas = [x for x in lemmas if not lemma_tsv.is_common(x)]
+    return QueryTerms(
+        pick=pick,
+        lemma_pick=" | ".join(_quoted(x) for x in rare_lemmas) or None,
+        configs=[cfg for cfg, _ in found],
+        lexemes=[_quoted(lexeme) for _, lexeme in found],
+        weights=[tsv.idf(lexeme) for _, lexeme in found],
+        lemmas=[_quoted(x) for x in lemmas],
+        lemma_weights=[lemma_tsv.idf(x) for x in lemmas],
     )
-    return sql.SQL(text).format(**parts), params
 
 
-# placeholders _FINAL keeps for the second (psycopg) formatting pass
-_KEEP = {k: "{" + k + "}" for k in ("q_ru", "q_en", "q_simple", "vtype")}
+def search_statement(
+    index: EmbeddingIndex,
+    project_id: UUID,
+    plan: SearchPlan,
+    query_vector: np.ndarray | None,
+    terms: QueryTerms | None = None,
+    configs: tuple[str, ...] = (),
+) -> tuple[sql.Composed, dict[str, Any]]:
+    """The one statement that answers `plan` in a project, and its parameters."""
+    text = clean_query(plan.query)
+    statement, params = build_search_sql(
+        index, plan.mode, plan.filters, strict=plan.strict, fusion=plan.fusion, configs=configs
+    )
+    terms = terms or QueryTerms()
+    candidates = max(40, 2 * plan.limit)
+    params |= {
+        "q": query_vector,
+        "text": text,
+        "project_id": project_id,
+        "candidates": candidates,
+        "part_candidates": 2 * candidates,
+        "text_pool": max(TEXT_POOL, candidates),
+        "t_pick": terms.pick,
+        "l_pick": terms.lemma_pick,
+        "t_cfg": terms.configs,
+        "t_q": terms.lexemes,
+        "t_w": terms.weights,
+        "l_q": terms.lemmas,
+        "l_w": terms.lemma_weights,
+        "k": plan.rrf_k,
+        "wv": 1.0 - plan.text_weight if plan.fusion == "score" else 1.0,
+        "wt": plan.text_weight,
+        "threshold": plan.threshold,
+        "headline": HEADLINE_OPTIONS,
+        "limit": plan.limit,
+    }
+    return statement, params
 
 
 def _highlights(headline: str | None) -> list[str]:
@@ -286,48 +186,25 @@ async def find_project_id(conn: AsyncConnection, name: str) -> UUID | None:
     return row[0] if row else None
 
 
-def search_statement(
-    index: EmbeddingIndex,
-    project_id: UUID,
-    plan: SearchPlan,
-    query_vector: np.ndarray | None,
-    common: Sequence[str] = (),
-) -> tuple[sql.Composed, dict[str, Any]]:
-    """The one statement that answers `plan` in a project, and its parameters."""
-    text = clean_query(plan.query)
-    strict = bool(_STRICT_SYNTAX.search(text))
-    statement, params = build_search_sql(index, plan.mode, plan.filters, strict=strict)
-    candidates = max(40, 2 * plan.limit)
-    params |= {
-        "q": query_vector,
-        "text": text,
-        "common": list(common),
-        "project_id": project_id,
-        "candidates": candidates,
-        "text_pool": max(TEXT_POOL, candidates),
-        "k": plan.rrf_k,
-        "wv": plan.vector_weight,
-        "wt": plan.text_weight,
-        "threshold": plan.threshold,
-        "headline": HEADLINE_OPTIONS,
-        "limit": plan.limit,
-    }
-    return statement, params
-
-
 async def search_hybrid(
     conn: AsyncConnection,
     index: EmbeddingIndex,
     project_id: UUID,
     plan: SearchPlan,
     query_vector: np.ndarray | None,
-    common: Sequence[str] = (),
+    stats: IndexStats | None = None,
 ) -> list[SearchResult]:
     """The best chunks of one project for `plan`, best first, with neighbours if asked.
 
-    `common`: lexemes too frequent to pick full-text candidates alone (CommonTerms)."""
-    statement, params = search_statement(index, project_id, plan, query_vector, common)
-    candidates = params["candidates"]
+    `stats`: the index's term statistics (IndexStatsCache), for the full-text leg."""
+    stats = stats or IndexStats()
+    terms = None
+    if plan.mode != "vector" and not plan.strict:
+        terms = await query_terms(conn, clean_query(plan.query), stats)
+    statement, params = search_statement(
+        index, project_id, plan, query_vector, terms, stats.configs
+    )
+    candidates = params["part_candidates"]
     # The pool sets iterative scans and EF_SEARCH on each connection (configure_session); only
     # a candidate list longer than that needs a longer search list, for this statement alone.
     if candidates > EF_SEARCH:

@@ -64,8 +64,9 @@ def _plan(request: Request, body: SearchRequest) -> SearchPlan:
         threshold=body.threshold,
         filters=body.filters,
         expand=body.expand,
+        fusion=request.app.state.settings.fusion,
         rrf_k=request.app.state.settings.rrf_k,
-        text_weight=request.app.state.settings.rrf_text_weight,
+        text_weight=request.app.state.settings.text_weight,
     )
 
 
@@ -79,9 +80,9 @@ async def search(project: str, data: SearchRequest, request: Request) -> list[Se
         project_id, vectors = await _project_and_vectors(conn, request, project, queries)
         if project_id is None:
             return []
-        common = await state.common_terms.current(conn)
+        stats = await state.index_stats.current(conn)
         vector = vectors[0] if vectors else None
-        return await search_hybrid(conn, state.index, project_id, plan, vector, common)
+        return await search_hybrid(conn, state.index, project_id, plan, vector, stats)
 
 
 @post(
@@ -98,8 +99,9 @@ async def batch_search(project: str, data: BatchRequest, request: Request) -> Ba
             threshold=q.threshold if q.threshold is not None else data.threshold,
             filters=q.filters if q.filters is not None else data.filters,
             expand=q.expand if q.expand is not None else data.expand,
+            fusion=request.app.state.settings.fusion,
             rrf_k=request.app.state.settings.rrf_k,
-            text_weight=request.app.state.settings.rrf_text_weight,
+            text_weight=request.app.state.settings.text_weight,
         )
         for q in data.queries
     ]
@@ -115,9 +117,9 @@ async def batch_search(project: str, data: BatchRequest, request: Request) -> Ba
         vectors: list[np.ndarray | None] = [None] * len(plans)
         for i, vector in zip(needing, embedded, strict=True):
             vectors[i] = vector
-        common = await state.common_terms.current(conn)
+        stats = await state.index_stats.current(conn)
         results = [
-            await search_hybrid(conn, state.index, project_id, plan, vector, common)
+            await search_hybrid(conn, state.index, project_id, plan, vector, stats)
             for plan, vector in zip(plans, vectors, strict=True)
         ]
     return BatchResponse(results=list(results), union=fuse(results, state.settings.rrf_k))

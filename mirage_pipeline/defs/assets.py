@@ -10,6 +10,7 @@ from uuid import UUID
 import dagster as dg
 import numpy as np
 
+from mirage_pipeline.chunk_parts import split_vectors, texts_to_embed
 from mirage_pipeline.chunking import Chunk, ChunkingPolicy, chunk_document
 from mirage_pipeline.defs.failures import RETRY_POLICY, failures_recorded
 from mirage_pipeline.defs.partitions import documents_partitions
@@ -165,7 +166,8 @@ def document_chunks(
     kinds={"numpy"},
     pool=EMBEDDER_POOL,
     retry_policy=RETRY_POLICY,
-    description="One vector per chunk from the configured embedder.",
+    description="One vector per chunk and one per sentence window of it, from the configured"
+    " embedder (chunks first, then the windows in chunk order).",
 )
 def chunk_embeddings(
     context: dg.AssetExecutionContext, mirage: MirageResource, document_chunks: list[Chunk]
@@ -173,13 +175,14 @@ def chunk_embeddings(
     started = time.perf_counter()
     with failures_recorded(context, mirage):
         embedder = mirage.get_embedder()
-        hashes = [c.content_hash for c in document_chunks]
+        texts = texts_to_embed(document_chunks)
+        hashes = [hashlib.sha256(t.encode()).hexdigest() for t in texts]
         with mirage.store_connection() as conn:
             known = cached_embeddings(conn, embedder.name, hashes)
         todo: dict[str, str] = {}
-        for chunk in document_chunks:
-            if chunk.content_hash not in known:
-                todo.setdefault(chunk.content_hash, chunk.embed_text)
+        for text, digest in zip(texts, hashes, strict=True):
+            if digest not in known:
+                todo.setdefault(digest, text)
         embed_started = time.perf_counter()
         fresh = embedder.embed_passages(list(todo.values()))
         embed_seconds = time.perf_counter() - embed_started
@@ -198,6 +201,8 @@ def chunk_embeddings(
             "model": embedder.name,
             "dimension": int(embedder.dimension),
             "vectors": int(vectors.shape[0]),
+            "chunks": len(document_chunks),
+            "windows": int(vectors.shape[0]) - len(document_chunks),
             "embedded": len(todo),
             "cache_hits": len(hashes) - sum(1 for h in hashes if h in todo),
             "embed_seconds": round(embed_seconds, 3),
@@ -238,13 +243,15 @@ def chunk_index(
         if parsed_document.skipped:
             metadata["skipped"] = parsed_document.skipped
         with mirage.connection() as conn:
+            vectors, part_vectors = split_vectors(document_chunks, chunk_embeddings)
             written = replace_chunks(
                 conn,
                 index=index,
                 document_id=raw_file.document_id,
                 project_id=raw_file.project_id,
                 chunks=document_chunks,
-                embeddings=chunk_embeddings,
+                embeddings=vectors,
+                part_embeddings=part_vectors,
                 metadata=metadata,
             )
             window = mirage.get_embedder().max_tokens

@@ -13,6 +13,7 @@ from pgvector.psycopg import register_vector
 from psycopg.types.json import Jsonb
 
 from mirage_pipeline.chunking import Chunk
+from mirage_pipeline.store.parts import write_parts
 from mirage_pipeline.store.schema import EmbeddingIndex
 
 
@@ -84,6 +85,7 @@ def replace_chunks(
     chunks: Sequence[Chunk],
     embeddings: np.ndarray,
     metadata: dict[str, Any],
+    part_embeddings: np.ndarray | None = None,
 ) -> ChunkWrite:
     """Make the document's chunks in `index` the given ones and mark it `ready`, in one
     transaction: a search sees either all of the old chunks or all of the new ones.
@@ -92,6 +94,7 @@ def replace_chunks(
     left alone when nothing about it changed, else moved to its new position and structure.
     Only new texts are inserted and only vanished ones deleted, so re-indexing an edited book
     rewrites a few rows, not all of them (and the HNSW and full-text indexes with them).
+    `part_embeddings`: the vectors of the chunks' sentence windows (store.parts), if embedded.
     """
     if len(chunks) != len(embeddings):
         raise ValueError(f"{len(chunks)} chunks but {len(embeddings)} embeddings")
@@ -103,7 +106,8 @@ def replace_chunks(
     with conn.transaction():
         conn.execute("SET CONSTRAINTS chunks_document_id_index_id_position_key DEFERRED")
         rows = conn.execute(
-            "SELECT id, position, content_hash, structure, metadata, lang FROM chunks"
+            "SELECT id, position, content_hash, structure, metadata, lang, coalesce(lemmas, '')"
+            " FROM chunks"
             " WHERE document_id = %s AND index_id = %s",
             (document_id, index.id),
         ).fetchall()
@@ -113,14 +117,31 @@ def replace_chunks(
         if plan.move:
             with conn.cursor() as cur:
                 cur.executemany(
-                    "UPDATE chunks SET position = %s, structure = %s, metadata = %s WHERE id = %s",
+                    "UPDATE chunks SET position = %s, structure = %s, metadata = %s, lang = %s,"
+                    " lemmas = %s WHERE id = %s",
                     [
-                        (c.position, Jsonb(c.structure), Jsonb(_chunk_metadata(c)), row_id)
+                        (
+                            c.position,
+                            Jsonb(c.structure),
+                            Jsonb(_chunk_metadata(c)),
+                            c.lang,
+                            c.lemmas or None,
+                            row_id,
+                        )
                         for row_id, c in plan.move
                     ],
                 )
         if plan.insert:
             _copy_chunks(conn, index, document_id, project_id, chunks, embeddings, plan.insert)
+        if part_embeddings is not None:
+            write_parts(
+                conn,
+                index=index,
+                document_id=document_id,
+                project_id=project_id,
+                chunks=chunks,
+                part_embeddings=part_embeddings,
+            )
         conn.execute(
             "UPDATE documents SET status = 'ready', error_message = NULL, chunk_count = %s,"
             " metadata = %s, indexed_at = now(), updated_at = now() WHERE id = %s",
@@ -170,6 +191,7 @@ def _plan_write(rows: list[tuple], chunks: Sequence[Chunk]) -> _WritePlan:
             and row[3] == chunk.structure
             and row[4] == _chunk_metadata(chunk)
             and row[5] == chunk.lang
+            and row[6] == chunk.lemmas
         ):
             used.add(row[0])
         else:
@@ -206,10 +228,22 @@ def _copy_chunks(
 ) -> None:
     with conn.cursor().copy(
         "COPY chunks (index_id, document_id, project_id, position, content, structure,"
-        " metadata, content_hash, lang, embedding) FROM STDIN WITH (FORMAT BINARY)"
+        " metadata, content_hash, lang, lemmas, embedding) FROM STDIN WITH (FORMAT BINARY)"
     ) as copy:
         copy.set_types(
-            ["int2", "uuid", "uuid", "int4", "text", "jsonb", "jsonb", "text", "text", "vector"]
+            [
+                "int2",
+                "uuid",
+                "uuid",
+                "int4",
+                "text",
+                "jsonb",
+                "jsonb",
+                "text",
+                "text",
+                "text",
+                "vector",
+            ]
         )
         for i in which:
             chunk = chunks[i]
@@ -224,6 +258,7 @@ def _copy_chunks(
                     Jsonb(_chunk_metadata(chunk)),
                     chunk.content_hash,
                     chunk.lang,
+                    chunk.lemmas or None,
                     embeddings[i],
                 )
             )

@@ -33,9 +33,17 @@ class EmbeddingIndex:
     def hnsw_name(self) -> str:
         return f"chunks_embedding_{self.id}_hnsw"
 
+    @property
+    def parts_hnsw_name(self) -> str:
+        return f"chunk_parts_embedding_{self.id}_hnsw"
+
     def vector_type(self) -> sql.Composable:
         """`vector(<dimension>)`, the cast the partial HNSW index is built on."""
         return sql.SQL("vector({})").format(sql.Literal(self.dimension))
+
+    def halfvec_type(self) -> sql.Composable:
+        """`halfvec(<dimension>)`, the cast the windows' partial HNSW index is built on."""
+        return sql.SQL("halfvec({})").format(sql.Literal(self.dimension))
 
 
 def _migrations() -> list[tuple[int, str, str]]:
@@ -105,8 +113,11 @@ def bind_embedding_index(conn: psycopg.Connection, model: str, dimension: int) -
                     id=sql.Literal(index.id),
                 )
             )
+            _create_parts_index(conn, index)
             return index
-    index = EmbeddingIndex(*row)
+        index = EmbeddingIndex(*row)
+        if index.dimension == dimension:
+            _create_parts_index(conn, index)  # an index made before windows existed
     if index.dimension != dimension:
         raise IndexModelMismatch(
             f"MIRAGE_EMBEDDER {model} now gives {dimension}-d vectors, but its index holds "
@@ -114,6 +125,20 @@ def bind_embedding_index(conn: psycopg.Connection, model: str, dimension: int) -
             "Use another model name or a fresh database"
         )
     return index
+
+
+def _create_parts_index(conn: psycopg.Connection, index: EmbeddingIndex) -> None:
+    conn.execute(
+        sql.SQL(
+            "CREATE INDEX IF NOT EXISTS {name} ON chunk_parts USING hnsw"
+            " ((embedding::{type}) halfvec_cosine_ops) WITH (m = 16, ef_construction = 128)"
+            " WHERE index_id = {id}"
+        ).format(
+            name=sql.Identifier(index.parts_hnsw_name),
+            type=index.halfvec_type(),
+            id=sql.Literal(index.id),
+        )
+    )
 
 
 def prepare_database(url: str, model: str, dimension: int) -> EmbeddingIndex:

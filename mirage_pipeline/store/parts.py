@@ -1,0 +1,53 @@
+"""Writes of chunk windows: the sentence windows of each chunk and their vectors
+(`chunk_parts.py`), which the vector leg of search matches and maps back to their chunk."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+
+import numpy as np
+import psycopg
+from pgvector import HalfVector
+
+from mirage_pipeline.chunking import Chunk
+from mirage_pipeline.store.schema import EmbeddingIndex
+
+
+def write_parts(
+    conn: psycopg.Connection,
+    *,
+    index: EmbeddingIndex,
+    document_id: uuid.UUID,
+    project_id: uuid.UUID,
+    chunks: Sequence[Chunk],
+    part_embeddings: np.ndarray,
+) -> int:
+    """Give every chunk row of the document its windows, inside the caller's transaction.
+
+    A window depends only on its chunk's text, which a row never changes: rows that have their
+    windows keep them, and only rows without any (new ones, or rows written before windows
+    existed) get theirs. Returns how many windows were written."""
+    offsets = np.cumsum([0, *(len(c.parts) for c in chunks)])
+    if offsets[-1] != len(part_embeddings):
+        raise ValueError(f"{len(part_embeddings)} window vectors for {offsets[-1]} windows")
+    rows = conn.execute(
+        "SELECT c.id, c.position, EXISTS (SELECT 1 FROM chunk_parts p WHERE p.chunk_id = c.id)"
+        " FROM chunks c WHERE c.document_id = %s AND c.index_id = %s",
+        (document_id, index.id),
+    ).fetchall()
+    missing = {position: row_id for row_id, position, has_parts in rows if not has_parts}
+    written = 0
+    with conn.cursor().copy(
+        "COPY chunk_parts (chunk_id, part, index_id, project_id, embedding)"
+        " FROM STDIN WITH (FORMAT BINARY)"
+    ) as copy:
+        copy.set_types(["int8", "int2", "int2", "uuid", "halfvec"])
+        for i, chunk in enumerate(chunks):
+            row_id = missing.get(chunk.position)
+            if row_id is None or not chunk.parts:
+                continue
+            for part, vector in enumerate(part_embeddings[offsets[i] : offsets[i + 1]]):
+                copy.write_row((row_id, part, index.id, project_id, HalfVector(vector)))
+                written += 1
+    return written

@@ -1,0 +1,246 @@
+"""The search statement: one `psycopg.sql.Composed` per request, built from its legs.
+
+- **Vector leg**: candidates from the model's partial HNSW index over chunks and over their
+  sentence windows (`chunk_parts`), each candidate scored exactly as the mean of its chunk's
+  cosine similarity and its best window's (small-to-big: a question about one sentence of a
+  long passage still finds the passage).
+- **Full-text leg**: chunks holding an informative lexeme of the query (in the chunk's own
+  language configuration) or one of its Russian lemmas; each scored as Σ idf × ts_rank over
+  the query's lexemes and lemmas (BM25's shape; weights from `term_stats`). A query in
+  websearch syntax ("phrase", -word, or) is taken as written and ranked with `ts_rank_cd`.
+- **Fusion**: score-aware by default — the vector leg's similarities min-max scaled over its
+  candidates, the text leg's scores scaled by their maximum, combined with weights — so a
+  confident hit of one leg is not buried by passages both legs found at middling ranks; or
+  Reciprocal Rank Fusion (`Σ weight / (k + rank)`), the plain recipe, on request.
+
+Index ids and dimensions are literals, not parameters: the planner must see `index_id = <id>`
+and `embedding::vector(<d>)` to use that model's partial HNSW indexes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from psycopg import sql
+
+from mirage_pipeline.store.schema import EmbeddingIndex
+from mirage_query.schemas import Filters
+
+FUSIONS = ("score", "rrf")
+
+_VECTOR_LEG = """
+vec_chunks AS (
+    SELECT c.id FROM chunks c
+    WHERE c.index_id = {index_id} AND c.project_id = %(project_id)s {filters}
+    ORDER BY c.embedding::{vtype} <=> %(q)s::{vtype}
+    LIMIT %(candidates)s
+),
+vec_parts AS (
+    SELECT p.chunk_id AS id FROM chunk_parts p
+    WHERE p.index_id = {index_id} AND p.project_id = %(project_id)s AND {parts_allowed}
+    ORDER BY p.embedding::{htype} <=> %(q)s::{htype}
+    LIMIT %(part_candidates)s
+),
+vec_scored AS (
+    SELECT c.id, 1 - (c.embedding::{vtype} <=> %(q)s::{vtype}) AS chunk_similarity,
+           (SELECT max(1 - (p.embedding::{htype} <=> %(q)s::{htype}))
+            FROM chunk_parts p WHERE p.chunk_id = c.id) AS part_similarity
+    FROM chunks c
+    WHERE c.id IN (SELECT id FROM vec_chunks UNION SELECT id FROM vec_parts)
+),
+vec AS (
+    SELECT id, similarity, row_number() OVER (ORDER BY similarity DESC, id) AS rank FROM (
+        SELECT id, CASE WHEN part_similarity IS NULL THEN chunk_similarity
+                        ELSE (chunk_similarity + part_similarity) / 2 END AS similarity
+        FROM vec_scored
+    ) s
+    ORDER BY similarity DESC, id
+    LIMIT %(candidates)s
+)"""
+
+# Lexemes and lemmas with their weights arrive as arrays (term_stats.py); a chunk is scored
+# with the lexemes of its own language configuration and with the lemmas.
+_TEXT_LEG = """
+terms AS MATERIALIZED (
+    SELECT t.cfg::regconfig AS cfg, t.q::tsquery AS q, t.w
+    FROM unnest(%(t_cfg)s::text[], %(t_q)s::text[], %(t_w)s::float8[]) AS t(cfg, q, w)
+),
+lemma_terms AS MATERIALIZED (
+    SELECT t.q::tsquery AS q, t.w FROM unnest(%(l_q)s::text[], %(l_w)s::float8[]) AS t(q, w)
+),
+txt_pool AS (
+    SELECT c.id, c.tsv, c.lemma_tsv, mirage_text_config(c.lang) AS cfg
+    FROM chunks c
+    WHERE c.index_id = {index_id} AND c.project_id = %(project_id)s {filters}
+      AND (c.tsv @@ %(t_pick)s::tsquery OR c.lemma_tsv @@ %(l_pick)s::tsquery)
+    ORDER BY coalesce(ts_rank(c.tsv, %(t_pick)s::tsquery), 0)
+           + coalesce(ts_rank(c.lemma_tsv, %(l_pick)s::tsquery), 0) DESC
+    LIMIT %(text_pool)s
+),
+txt AS (
+    SELECT id, score, row_number() OVER (ORDER BY score DESC, id) AS rank FROM (
+        SELECT p.id,
+               (SELECT coalesce(sum(t.w * ts_rank(p.tsv, t.q, 1)), 0)
+                FROM terms t WHERE t.cfg = p.cfg)
+             + (SELECT coalesce(sum(l.w * ts_rank(p.lemma_tsv, l.q, 1)), 0)
+                FROM lemma_terms l) AS score
+        FROM txt_pool p
+    ) s
+    WHERE score > 0
+    ORDER BY score DESC, id
+    LIMIT %(candidates)s
+)"""
+
+# websearch syntax: each chunk matched and ranked with the query parsed in its own language.
+_STRICT_TEXT_LEG = """
+txt AS (
+    SELECT id, score, row_number() OVER (ORDER BY score DESC, id) AS rank FROM (
+        SELECT c.id, ts_rank_cd(c.tsv, websearch_to_tsquery(mirage_text_config(c.lang),
+                                                            %(text)s)) AS score
+        FROM chunks c
+        WHERE c.index_id = {index_id} AND c.project_id = %(project_id)s {filters}
+          AND ({strict_pick})
+        ORDER BY score DESC, c.id
+        LIMIT %(candidates)s
+    ) s
+)"""
+
+_FUSED = {
+    ("hybrid", "score"): """
+fused AS (
+    SELECT coalesce(v.id, t.id) AS id, v.similarity, v.rank AS vector_rank, t.rank AS text_rank,
+           t.score AS text_score,
+           %(wv)s * coalesce((v.similarity - vs.low) / nullif(vs.high - vs.low, 0), 0)
+         + %(wt)s * coalesce(t.score / nullif(ts.high, 0), 0) AS fused
+    FROM vec v FULL JOIN txt t ON t.id = v.id
+    CROSS JOIN (SELECT min(similarity) AS low, max(similarity) AS high FROM vec) vs
+    CROSS JOIN (SELECT max(score) AS high FROM txt) ts
+)""",
+    ("hybrid", "rrf"): """
+fused AS (
+    SELECT coalesce(v.id, t.id) AS id, v.similarity, v.rank AS vector_rank, t.rank AS text_rank,
+           t.score AS text_score,
+           coalesce(%(wv)s / (%(k)s + v.rank), 0) + coalesce(%(wt)s / (%(k)s + t.rank), 0) AS fused
+    FROM vec v FULL JOIN txt t ON t.id = v.id
+)""",
+    ("vector", None): """
+fused AS (
+    SELECT id, similarity, rank AS vector_rank, NULL::bigint AS text_rank,
+           NULL::float8 AS text_score, similarity AS fused
+    FROM vec
+)""",
+    ("text", None): """
+fused AS (
+    SELECT id, NULL::float8 AS similarity, NULL::bigint AS vector_rank, rank AS text_rank,
+           score AS text_score, score AS fused
+    FROM txt
+)""",
+}
+
+# The best `limit` candidates are chosen from ids and scores alone (a full-text-only candidate
+# gets its similarity here, for the threshold); content is read, and highlighted, for those
+# few rows only.
+_FINAL = """,
+ranked AS (
+    SELECT f.id, f.vector_rank, f.text_rank, f.text_score, f.fused, {similarity} AS similarity
+    FROM fused f
+    JOIN chunks c ON c.id = f.id
+),
+top AS (
+    SELECT * FROM ranked r
+    WHERE {threshold}
+    ORDER BY r.fused DESC, r.id
+    LIMIT %(limit)s
+)
+SELECT c.id, c.content, r.fused, r.similarity, r.text_score,
+       r.vector_rank, r.text_rank, c.structure,
+       CASE WHEN r.text_rank IS NULL THEN NULL ELSE
+           ts_headline(mirage_text_config(c.lang), c.content,
+                       {headline_query}, %(headline)s) END AS headline,
+       d.id, d.path, d.metadata ->> 'title'
+FROM top r
+JOIN chunks c ON c.id = r.id
+JOIN documents d ON d.id = c.document_id
+ORDER BY r.fused DESC, r.id
+"""
+
+_FILTERS = {
+    "documents": " AND c.document_id IN (SELECT id FROM documents WHERE project_id ="
+    " %(project_id)s AND (id::text = ANY(%(f_documents)s) OR path = ANY(%(f_documents)s)))",
+    "file_types": " AND c.document_id IN (SELECT id FROM documents WHERE project_id ="
+    " %(project_id)s AND file_type = ANY(%(f_file_types)s))",
+    "tags": " AND (c.metadata -> 'tags') ?| %(f_tags)s",
+    "types": " AND (c.metadata ->> 'type') = ANY(%(f_types)s)",
+}
+
+
+def filter_sql(filters: Filters | None) -> tuple[str, dict[str, Any]]:
+    """The filter clauses on `chunks c` and their parameters."""
+    if filters is None:
+        return "", {}
+    clauses, params = [], {}
+    for key, clause in _FILTERS.items():
+        values = getattr(filters, key)
+        if values is not None:
+            clauses.append(clause)
+            params[f"f_{key}"] = list(values)
+    return "".join(clauses), params
+
+
+def build_search_sql(
+    index: EmbeddingIndex,
+    mode: str,
+    filters: Filters | None,
+    *,
+    strict: bool = False,
+    fusion: str = "score",
+    configs: tuple[str, ...] = (),
+) -> tuple[sql.Composed, dict[str, Any]]:
+    """The statement for `mode` and the filter parameters it needs.
+
+    `strict`: the query is in websearch syntax; `configs`: the text-search configurations of
+    the languages the index holds (the strict leg parses the query in each)."""
+    filter_clauses, params = filter_sql(filters)
+    legs = []
+    if mode in ("hybrid", "vector"):
+        legs.append(_VECTOR_LEG)
+    if mode in ("hybrid", "text"):
+        legs.append(_STRICT_TEXT_LEG if strict else _TEXT_LEG)
+    fused = _FUSED[(mode, fusion if mode == "hybrid" else None)]
+    if mode == "text":
+        similarity, threshold = "NULL::float8", "true"
+    else:
+        similarity = "coalesce(f.similarity, 1 - (c.embedding::{vtype} <=> %(q)s::{vtype}))"
+        threshold = "(%(threshold)s::float8 IS NULL OR r.similarity >= %(threshold)s::float8)"
+    if strict:
+        headline_query = "websearch_to_tsquery(mirage_text_config(c.lang), %(text)s)"
+    else:
+        # any of the query's words, not all of them: a question is not a conjunction
+        headline_query = (
+            "replace(plainto_tsquery(mirage_text_config(c.lang), %(text)s)::text,"
+            " ' & ', ' | ')::tsquery"
+        )
+    template = (
+        "WITH "
+        + ",".join([*legs, fused])
+        + _FINAL.replace("{similarity}", similarity)
+        .replace("{threshold}", threshold)
+        .replace("{headline_query}", headline_query)
+    )
+    strict_pick = sql.SQL(" OR ").join(
+        sql.SQL(
+            "(mirage_text_config(c.lang) = {cfg}::regconfig"
+            " AND c.tsv @@ websearch_to_tsquery({cfg}::regconfig, %(text)s))"
+        ).format(cfg=sql.Literal(cfg))
+        for cfg in configs or ("simple",)
+    )
+    statement = sql.SQL(template).format(
+        vtype=index.vector_type(),
+        htype=index.halfvec_type(),
+        index_id=sql.Literal(index.id),
+        filters=sql.SQL(filter_clauses),
+        # a filter is on chunk rows: windows then only re-score the chunks found
+        parts_allowed=sql.SQL("false" if filter_clauses else "true"),
+        strict_pick=strict_pick,
+    )
+    return statement, params
