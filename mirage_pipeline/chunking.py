@@ -178,14 +178,15 @@ class _Builder:
         self.policy = policy
         self.chunks: list[Chunk] = []
         self.metadata = chunk_metadata(doc.metadata)
+        self.paths: dict[int, list[str]] = {}  # id of a section → its heading path
 
     def chapter(self, chapter: Section | None, sections: list[tuple[list[str], Section]]) -> None:
-        groups: list[tuple[list[str], list[_Piece]]] = []
+        groups: list[list[_Piece]] = []
         current: list[_Piece] = []
         size = 0
-        path: list[str] = []
         previous: Section | None = None
         for headings, section in sections:
+            self.paths[id(section)] = headings
             prefix_tokens = self.count(self._prefix(headings)) + 2
             target = min(self.policy.target_tokens, self.policy.max_tokens - prefix_tokens)
             before = previous.chunking if previous is not None else None
@@ -194,11 +195,9 @@ class _Builder:
                 or before == "apart"
                 or (size >= self.policy.min_tokens and before != "with_next")
             ):
-                groups.append((path, current))
+                groups.append(current)
                 current, size = [], 0
-            if not current:
-                path = headings
-            elif section.title:  # a small section joins the chunk: keep its heading as a line
+            if current and section.title:  # a small section joins: its heading stays a line
                 title = _Piece(
                     section.title,
                     self.count(section.title) + _JOIN_SLACK,
@@ -210,33 +209,32 @@ class _Builder:
             for piece in self._pieces(section, target):
                 full = size + piece.tokens > target
                 if current and (full or (size >= target * 7 // 10 and _is_anchor(piece))):
-                    groups.append((path, current))
+                    groups.append(current)
                     current = self._overlap(current, section)
                     size = sum(p.tokens for p in current)
-                    path = headings
                 current.append(piece)
                 size += piece.tokens
             previous = section
         if current:
-            groups.append((path, current))
+            groups.append(current)
         # A last small chunk joins the one before it when both fit together.
         if len(groups) >= 2:
-            last_size = sum(p.tokens for p in groups[-1][1] if not p.overlap)
-            before = sum(p.tokens for p in groups[-2][1])
-            policy_says = groups[-1][1][0].section.chunking or groups[-2][1][-1].section.chunking
+            last_size = sum(p.tokens for p in groups[-1] if not p.overlap)
+            before = sum(p.tokens for p in groups[-2])
+            policy_says = groups[-1][0].section.chunking or groups[-2][-1].section.chunking
             if (
                 not policy_says
                 and last_size < self.policy.min_tokens
                 and before + last_size <= self.policy.target_tokens
             ):
-                tail = [p for p in groups.pop()[1] if not p.overlap]
-                if groups[-1][1][-1].section is not tail[0].section and tail[0].section.title:
+                tail = [p for p in groups.pop() if not p.overlap]
+                if groups[-1][-1].section is not tail[0].section and tail[0].section.title:
                     head = tail[0].section
                     tail.insert(0, _Piece(head.title, 1, head, head.blocks[0]))
-                groups[-1][1].extend(tail)
+                groups[-1].extend(tail)
         n = 0
-        for headings, pieces in groups:
-            n += self._emit(chapter, headings, pieces, n)
+        for pieces in groups:
+            n += self._emit(chapter, pieces, n)
 
     def _prefix(self, headings: list[str]) -> str:
         return " › ".join([self.doc.title, *headings]) if self.doc.title else " › ".join(headings)
@@ -270,10 +268,17 @@ class _Builder:
             return []  # nothing fits, or the whole piece would repeat
         return [_Piece(" ".join(taken), used, section, last.block, overlap=True)]
 
-    def _emit(
-        self, chapter: Section | None, headings: list[str], pieces: list[_Piece], n: int
-    ) -> int:
+    def _main_path(self, pieces: list[_Piece]) -> list[str]:
+        """The heading path of the section most of the chunk's text belongs to (on a tie, the
+        first): a chunk that ends a section and starts the next is cited where it mostly is."""
+        share: dict[int, int] = {}
+        for piece in pieces:
+            share[id(piece.section)] = share.get(id(piece.section), 0) + len(piece.text)
+        return self.paths[max(share, key=share.__getitem__)]
+
+    def _emit(self, chapter: Section | None, pieces: list[_Piece], n: int) -> int:
         """Append the chunk of `pieces` (split again if it is over the window); how many."""
+        headings = self._main_path(pieces)
         content = _join(pieces)
         prefix = self._prefix(headings)
         embed_text = f"{prefix}\n\n{content}" if prefix else content
@@ -287,8 +292,8 @@ class _Builder:
                         _Piece(t, self.exact(t), pieces[0].section, pieces[0].block) for t in parts
                     ]
                 half = max(1, len(pieces) // 2)
-                first = self._emit(chapter, headings, pieces[:half], n)
-                return first + self._emit(chapter, headings, pieces[half:], n + first)
+                first = self._emit(chapter, pieces[:half], n)
+                return first + self._emit(chapter, pieces[half:], n + first)
         sections = list(dict.fromkeys(p.section.title for p in pieces if p.section.title))
         structure: dict[str, Any] = {
             "book": self.doc.title,

@@ -1,6 +1,7 @@
-"""PDF (PyMuPDF): the outline gives the tree — or headings from font statistics when there is
-none — and the body text is rebuilt into paragraphs placed under the right section, with
-running headers, footers and page numbers removed and line-end hyphenation undone."""
+"""PDF (PyMuPDF): the outline gives the tree — or, when there is none, headings from font
+statistics checked against the printed table of contents — and the body text is rebuilt into
+paragraphs placed under the right section, with running headers, footers and page numbers
+removed and line-end hyphenation undone."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import re
 import pymupdf
 
 from mirage_pipeline.parsing.model import Block, ParsedDocument, ParseError, Section
+from mirage_pipeline.parsing.pdf_contents import apply_contents, read_contents
 from mirage_pipeline.parsing.pdf_headings import Heading, detect_headings, locate_outline
 from mirage_pipeline.parsing.pdf_lines import (
     LEADER,
@@ -82,7 +84,7 @@ def _parse(doc: pymupdf.Document, name: str) -> ParsedDocument:
     if metadata_in.get("encryption"):
         warnings.append(f"encrypted ({metadata_in['encryption']}) but readable without a password")
     dropped = drop_running_lines(pages)
-    contents_pages = drop_printed_contents(pages)
+    contents = drop_printed_contents(pages)
     lines = [line for page in pages for line in page.lines]
     page_starts = _page_starts(pages)
     toc = [
@@ -99,6 +101,10 @@ def _parse(doc: pymupdf.Document, name: str) -> ParsedDocument:
     else:
         headings = detect_headings(lines, body, cells)
         source = "font sizes"
+        entries = read_contents(contents)
+        placed = apply_contents(entries, headings, lines, page_starts) if entries else None
+        if placed is not None:
+            headings, source = placed, "printed contents and font sizes"
         if not headings:
             warnings.append("no outline and no headings found: the document is one section")
     title = _title(metadata_in.get("title") or "", pages, name)
@@ -110,8 +116,8 @@ def _parse(doc: pymupdf.Document, name: str) -> ParsedDocument:
         "structure_source": source,
         "running_lines_removed": dropped,
     }
-    if contents_pages:
-        metadata["printed_contents_pages"] = contents_pages
+    if contents:
+        metadata["printed_contents_pages"] = [page.number for page in contents]
     if tables:
         metadata["tables"] = len(tables)
     if metadata_in.get("author"):

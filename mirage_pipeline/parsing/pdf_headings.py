@@ -12,7 +12,7 @@ _NOT_WORD = re.compile(r"[\W_]+")
 _LEADING_NUMBER = re.compile(r"^(?:\d+|[ivxlc]+|[a-z])(?:[.\d]*)")
 _NUMBERED = re.compile(
     r"^(?:(?:глава|часть|раздел|приложение|chapter|part|section|appendix)\s+[\w.]+"
-    r"|\d+(?:\.\d+)*\.?\s+\w)",
+    r"|\d+(?:\.\d+)*\.?\s+[^\s\d])",
     re.IGNORECASE,
 )
 _NUMBER_ONLY = re.compile(r"^(?:\d+(?:\.\d+)*\.?|[IVXLC]+\.?|[А-ЯA-Z]\.?)$")
@@ -25,6 +25,7 @@ class Heading:
     title: str
     page: int
     lines: tuple[int, ...] = ()  # indexes of the heading's own lines, left out of the body
+    size: float = 0.0  # its font size, when detected from fonts
 
 
 def _norm(text: str) -> str:
@@ -77,35 +78,81 @@ def detect_headings(
 ) -> list[Heading]:
     """Headings from typography: larger than the body, or bold and short, or numbered.
 
+    A whole PyMuPDF block can be a heading by itself. A block also splits where the font size
+    or weight changes (a producer may put a heading in one block with the paragraph before or
+    after it); such a part, or a block the rules above turn down, is a heading when it is
+    numbered and larger than the body or set in a style (size and weight) that whole-block
+    headings use — a bold term opening a paragraph is not.
     `cells`: ids of lines that are table cells (a bold header row is not a heading)."""
-    candidates: list[tuple[int, int, float, str]] = []  # first, last line, size, text
-    i = 0
-    while i < len(lines):
-        block_len = _block_length(lines, i)
-        in_table = any(id(lines[j]) in cells for j in range(i, i + block_len))
-        if block_len <= 3 and not in_table and _looks_like_heading(lines, i, block_len, body_size):
-            text = " ".join(lines[j].text for j in range(i, i + block_len))
-            size = max(lines[j].size for j in range(i, i + block_len))
-            candidates.append((i, i + block_len - 1, size, text))
-            i += block_len
+    runs = _style_runs(lines)
+    found: dict[int, tuple[int, int, float, str]] = {}  # first line → first, last, size, text
+    styles: set[tuple[float, bool]] = set()
+    for first, last, whole in runs:
+        n = last - first + 1
+        if not whole or n > 3 or _in_table(lines, first, last, cells):
             continue
-        i += block_len
-    candidates = _join_number_lines(candidates, lines)
+        if _looks_like_heading(lines, first, n, body_size):
+            found[first] = _candidate(lines, first, last)
+            styles.add(_style(lines[first]))
+    for first, last, _ in runs:
+        n = last - first + 1
+        if first in found or n > 3 or _in_table(lines, first, last, cells):
+            continue
+        styled = _style(lines[first]) in styles or lines[first].size >= body_size + 1
+        if styled and _numbered_heading(lines, first, n, body_size):
+            found[first] = _candidate(lines, first, last)
+    candidates = _join_number_lines([found[i] for i in sorted(found)], lines)
     if not candidates:
         return []
-    sizes = sorted({round(c[2] * 2) / 2 for c in candidates}, reverse=True)
+    sizes = sorted({_size_class(c[2]) for c in candidates}, reverse=True)
     # Many heading sizes are rare: keep the four largest as levels, the rest as level 4.
     level_of = {s: min(n + 1, 4) for n, s in enumerate(sizes)}
     return [
         Heading(
             first,
-            level_of[round(size * 2) / 2],
+            level_of[_size_class(size)],
             " ".join(text.split()),
             lines[first].page,
             tuple(range(first, last + 1)),
+            size,
         )
         for first, last, size, text in candidates
     ]
+
+
+def _size_class(size: float) -> float:
+    return round(size * 2) / 2
+
+
+def _style(line: Line) -> tuple[float, bool]:
+    return _size_class(line.size), line.bold
+
+
+def _style_runs(lines: list[Line]) -> list[tuple[int, int, bool]]:
+    """Blocks cut where the font size (by 1 pt or more) or weight changes: (first, last line,
+    whether the run is its whole block)."""
+    runs: list[tuple[int, int, bool]] = []
+    i = 0
+    while i < len(lines):
+        end = i + _block_length(lines, i)
+        first = i
+        for k in range(i + 1, end + 1):
+            if k == end or (
+                abs(lines[k].size - lines[k - 1].size) >= 1 or lines[k].bold != lines[k - 1].bold
+            ):
+                runs.append((first, k - 1, first == i and k == end))
+                first = k
+        i = end
+    return runs
+
+
+def _in_table(lines: list[Line], first: int, last: int, cells: frozenset[int]) -> bool:
+    return any(id(lines[j]) in cells for j in range(first, last + 1))
+
+
+def _candidate(lines: list[Line], first: int, last: int) -> tuple[int, int, float, str]:
+    group = lines[first : last + 1]
+    return first, last, max(ln.size for ln in group), " ".join(ln.text for ln in group)
 
 
 def _block_length(lines: list[Line], i: int) -> int:
@@ -131,6 +178,19 @@ def _looks_like_heading(lines: list[Line], i: int, n: int, body: float) -> bool:
     if bold and len(text) <= 80 and n <= 2:
         return True
     return bool(_NUMBERED.match(text)) and bold
+
+
+def _numbered_heading(lines: list[Line], i: int, n: int, body: float) -> bool:
+    """A numbered title ("3.5. /boot : …", or "5.9" over "Обычная страница"); one larger than
+    the body may end in a full stop ("5.12.3 Графа 9.")."""
+    group = lines[i : i + n]
+    text = " ".join(line.text for line in group).strip()
+    if len(text) > 120 or not any(ch.isalpha() for ch in text) or any(ln.mono for ln in group):
+        return False
+    if not (_NUMBERED.match(text) or _NUMBER_ONLY.match(group[0].text.strip())):
+        return False
+    larger = all(line.size >= body + 1.0 for line in group)
+    return not text.endswith((",", ";", ":")) and (larger or not text.endswith("."))
 
 
 def _join_number_lines(

@@ -154,9 +154,9 @@ def drop_running_lines(pages: list[PageLines]) -> int:
     return dropped
 
 
-def drop_printed_contents(pages: list[PageLines]) -> list[int]:
+def drop_printed_contents(pages: list[PageLines]) -> list[PageLines]:
     """Remove printed tables of contents (rows of titles, dot leaders and page numbers) in
-    place; return the pages they were on.
+    place; return what was removed, page by page (`pdf_contents` reads its entries).
 
     The outline (or the detected headings) already gives the structure; a printed contents
     page would only turn into chunks of dots and numbers that outrank the real sections in
@@ -164,7 +164,7 @@ def drop_printed_contents(pages: list[PageLines]) -> list[int]:
     to the last leader row, widened to the entry-like rows around them (a chapter entry set
     without leaders, the "Contents" title above). Body text after the contents stays.
     """
-    found: list[int] = []
+    found: list[PageLines] = []
     for page in pages:
         rows = rows_of(page.lines)
         texts = [" ".join(ln.text for ln in sorted(row, key=lambda ln: ln.x0)) for row in rows]
@@ -172,15 +172,19 @@ def drop_printed_contents(pages: list[PageLines]) -> list[int]:
             i for i, text in enumerate(texts) if LEADER.search(text) and _ENTRY_END.search(text)
         ]
         # contents that spill onto the next page start at its top
-        continued = bool(found) and found[-1] == page.number - 1 and leaders[:1] in ([0], [1])
+        continued = (
+            bool(found) and found[-1].number == page.number - 1 and leaders[:1] in ([0], [1])
+        )
         if len(leaders) < 3 and not continued:
             continue
         span = _contents_span(rows, texts, leaders)
         if span is None:
             continue
         drop = {id(ln) for row in rows[span[0] : span[1] + 1] for ln in row}
+        found.append(
+            PageLines(page.number, page.height, [ln for ln in page.lines if id(ln) in drop])
+        )
         page.lines = [ln for ln in page.lines if id(ln) not in drop]
-        found.append(page.number)
     return found
 
 

@@ -92,6 +92,61 @@ def test_pdf_without_outline_gets_a_tree_from_fonts() -> None:
     assert "1 Параметры класса" in [t for _, t in _headings(eskd)]  # number and title joined
 
 
+def _printed_contents(path: Path, pages: range) -> list[tuple[str, str]]:
+    """(number, title) of the numbered rows of printed contents pages, read with PyMuPDF."""
+    row = re.compile(r"^(\d+(?:\.\d+)*)\.?\s+(.+?)\s*(?:\.\s*){3,}\d+$")
+    with pymupdf.open(path) as pdf:
+        return [
+            (found.group(1), found.group(2))
+            for number in pages
+            for line in pdf[number - 1].get_text().splitlines()
+            if (found := row.match(line.strip()))
+        ]
+
+
+def _words(text: str) -> str:
+    return re.sub(r"[\W_]+", "", text.casefold())
+
+
+@pytest.mark.corpus
+def test_pdf_without_outline_has_every_numbered_contents_entry_at_its_depth(corpus: Path) -> None:
+    """FHS: its printed contents (pp. 4–7) lists 160 numbered sections; each is in the tree at
+    the level its numbering gives ("3.5." level 2), whatever font the heading is set in."""
+    path = corpus / "pdf/no-toc/fhs-3.0.en.pdf"
+    entries = dict(_printed_contents(path, range(4, 8)))
+    assert len(entries) >= 150 and "3.5" in entries and "5.8" in entries
+    doc = parse_document(path.read_bytes(), path.name)
+    tree = {}
+    for _, section in doc.root.walk():
+        numbered = re.match(r"^(?:Chapter )?(\d+(?:\.\d+)*)\. (.+)", section.title)
+        if numbered:
+            tree[numbered.group(1)] = (section.level, _words(numbered.group(2)))
+    wrong = {
+        number: tree.get(number)
+        for number, title in entries.items()
+        if tree.get(number) != (number.count(".") + 1, _words(title))
+    }
+    assert not wrong
+    assert doc.metadata["structure_source"] == "printed contents and font sizes"
+
+
+@pytest.mark.corpus
+def test_text_about_boot_is_cited_under_its_section(corpus: Path, local_embedder) -> None:
+    path = corpus / "pdf/no-toc/fhs-3.0.en.pdf"
+    doc = parse_document(path.read_bytes(), path.name)
+    chunks = chunk_document(doc, local_embedder.count_tokens, ChunkingPolicy.for_window(512))
+    boot = [
+        c for c in chunks if "Thus /boot stores data that is used before the kernel" in c.content
+    ]
+    assert len(boot) == 1
+    structure = boot[0].structure
+    assert structure["heading_path"][:2] == [
+        "Chapter 3. The Root Filesystem",
+        "3.5. /boot : Static files of the boot loader",
+    ]
+    assert structure["section"].startswith("3.5.")
+
+
 BROKEN = {
     "pdf/broken/empty.pdf": "empty file",
     "pdf/broken/encrypted-user-password.en.pdf": "encrypted PDF",

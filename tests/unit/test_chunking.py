@@ -80,6 +80,27 @@ def test_small_sections_merge_with_their_neighbour(count) -> None:
     assert tiny[0].structure.get("sections")
 
 
+def test_a_chunk_is_cited_under_the_section_most_of_its_text_is_in(count) -> None:
+    """Small sections share a chunk with a larger one: it is cited under the larger one."""
+    purpose = Section("3.5.1. Purpose", 3, blocks=[Block("paragraph", " ".join(SENTENCES[:12]))])
+    options = Section("3.5.2. Options", 3, blocks=[Block("paragraph", "The kernel may be here.")])
+    boot = Section(
+        "3.5. /boot",
+        2,
+        blocks=[Block("paragraph", "Static files of the boot loader.")],
+        children=[purpose, options],
+    )
+    chapter = Section("Chapter 3. Root", 1, children=[boot])
+    doc = ParsedDocument("pdf", "FHS", Section("", 0, children=[chapter]))
+    chunks = chunk_document(doc, count, ChunkingPolicy.for_window(512))
+    assert len(chunks) == 1
+    structure = chunks[0].structure
+    assert structure["section"] == "3.5.1. Purpose"  # not the first ("3.5. /boot") nor the last
+    assert structure["heading_path"] == ["Chapter 3. Root", "3.5. /boot", "3.5.1. Purpose"]
+    assert structure["sections"] == ["3.5. /boot", "3.5.1. Purpose", "3.5.2. Options"]
+    assert chunks[0].embed_text.startswith("FHS › Chapter 3. Root › 3.5. /boot › 3.5.1. Purpose\n")
+
+
 def test_estimated_counts_stay_close_to_the_tokenizer(count) -> None:
     texts = [" ".join(SENTENCES[i : i + 5]) for i in range(0, 150, 5)]
     estimate = TokenEstimator(count, texts, sample=1)

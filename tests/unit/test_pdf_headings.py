@@ -1,0 +1,209 @@
+"""PDF headings without an outline, on PDFs written in code: font rules and printed contents."""
+
+from __future__ import annotations
+
+import pymupdf
+
+from mirage_pipeline.parsing import parse_document
+from mirage_pipeline.parsing.model import ParsedDocument, Section
+
+BODY = (
+    "The hierarchy keeps static files apart from variable ones, so that a system can mount "
+    "them read-only and share them between machines without surprises."
+)
+
+# A line: (text, font size, bold, space above it in points). PyMuPDF puts a line into the
+# block of the lines above it when the space is small, as real producers (Apache FOP) do.
+Line = tuple[str, float, bool, float]
+
+
+def _pdf(pages: list[list[Line]]) -> bytes:
+    doc = pymupdf.open()
+    for number, lines in enumerate(pages, start=1):
+        page = doc.new_page(width=595, height=842)
+        y = 50.0
+        for text, size, bold, space in lines:
+            y += space + size
+            page.insert_text((40, y), text, fontsize=size, fontname="hebo" if bold else "helv")
+        page.insert_text((290, 800), str(number), fontsize=8)
+    data = doc.tobytes()
+    doc.close()
+    return data
+
+
+def _body(n: int = 2, space: float = 2) -> list[Line]:
+    """Lines of a paragraph; `space` above the first (a larger space starts a new block)."""
+    words = BODY.split()
+    half = len(words) // 2
+    lines = [" ".join(words[:half]), " ".join(words[half:])] * n
+    return [(text, 10, False, space if i == 0 else 2) for i, text in enumerate(lines)]
+
+
+def _sections(doc: ParsedDocument) -> dict[str, Section]:
+    return {s.title: s for _, s in doc.root.walk() if s.level}
+
+
+def _levels(doc: ParsedDocument) -> list[tuple[int, str]]:
+    return [(t["level"], t["title"]) for t in doc.toc() if t["title"] != "Front matter"]
+
+
+def test_numbered_heading_in_the_block_of_the_paragraph_above_is_a_heading() -> None:
+    """FHS: "3.5. /boot …" comes out in one PyMuPDF block with the paragraph above it."""
+    pdf = _pdf(
+        [
+            [
+                ("Chapter 3. The Root Filesystem", 24, True, 0),
+                *_body(),
+                ("3.4. /bin : Essential user command binaries", 18, True, 30),
+                *_body(),
+                ("3.5. /boot : Static files of the boot loader", 18, True, 10),
+                (
+                    "The boot loader reads its map from this directory before the kernel.",
+                    10,
+                    False,
+                    4,
+                ),
+                *_body(),
+            ]
+        ]
+    )
+    doc = parse_document(pdf, "fhs.pdf")
+    assert _levels(doc) == [
+        (1, "Chapter 3. The Root Filesystem"),
+        (2, "3.4. /bin : Essential user command binaries"),
+        (2, "3.5. /boot : Static files of the boot loader"),
+    ]
+    sections = _sections(doc)
+    boot = sections["3.5. /boot : Static files of the boot loader"]
+    assert boot.blocks[0].text.startswith("The boot loader reads its map")
+    assert "boot loader reads" not in " ".join(
+        b.text for b in sections["3.4. /bin : Essential user command binaries"].blocks
+    )
+
+
+def test_two_line_heading_and_one_ending_in_a_full_stop_are_headings() -> None:
+    pdf = _pdf(
+        [
+            [
+                ("Chapter 4. The /usr Hierarchy", 24, True, 0),
+                *_body(),
+                ("4.1. Purpose", 18, True, 30),
+                *_body(),
+                ("4.2. /usr/bin : Essential user command binaries (for", 18, True, 10),
+                ("use by all users)", 18, True, 2),
+                *_body(),
+                ("4.3. /usr/include : Directory for standard", 18, True, 10),
+                ("include files.", 18, True, 2),
+                ("Header files for the C compiler live here.", 10, False, 4),
+            ]
+        ]
+    )
+    doc = parse_document(pdf, "usr.pdf")
+    assert _levels(doc) == [
+        (1, "Chapter 4. The /usr Hierarchy"),
+        (2, "4.1. Purpose"),
+        (2, "4.2. /usr/bin : Essential user command binaries (for use by all users)"),
+        (2, "4.3. /usr/include : Directory for standard include files."),
+    ]
+    include = _sections(doc)["4.3. /usr/include : Directory for standard include files."]
+    assert include.blocks[0].text == "Header files for the C compiler live here."
+
+
+def test_a_bold_term_opening_a_paragraph_is_not_a_heading() -> None:
+    pdf = _pdf(
+        [
+            [
+                ("Chapter 1. Terms", 24, True, 0),
+                *_body(),
+                ("Rationale", 14, True, 20),
+                *_body(space=12),
+                ("--verbose", 10, True, 10),
+                ("prints every file as it is copied, then a summary of the run.", 10, False, 2),
+                *_body(),
+            ]
+        ]
+    )
+    titles = [title for _, title in _levels(parse_document(pdf, "terms.pdf"))]
+    assert titles == ["Chapter 1. Terms", "Rationale"]
+
+
+def test_printed_contents_entries_become_the_structure() -> None:
+    """Headings all in one font, one in body type, one titled unlike its entry: the contents
+    gives the levels, the missing heading and the renamed one (by its number); printed page 1
+    is the second physical page; a list of tables adds nothing."""
+    leader = " . . . . . . . . . . . . . . . . . . . . "
+    contents = [
+        ("Contents", 14, True, 0),
+        (f"1 Getting started{leader}1", 10, False, 6),
+        (f"1.1 Installing{leader}1", 10, False, 2),
+        (f"1.2 First run{leader}2", 10, False, 2),
+        (f"2 Reference{leader}3", 10, False, 2),
+        ("2.1 Options and the configuration file with a long name that", 10, False, 2),
+        (f"wraps onto a second line{leader}3", 10, False, 2),
+        ("List of Tables", 14, True, 12),
+        (f"1.3 Supported systems{leader}2", 10, False, 6),
+        (f"2.4 Default values{leader}3", 10, False, 2),
+    ]
+    pdf = _pdf(
+        [
+            contents,
+            [
+                ("1 Getting started", 14, True, 0),
+                *_body(),
+                ("1.1 Installing", 14, True, 14),
+                ("Run the installer as an ordinary user.", 10, False, 4),
+            ],
+            [
+                *_body(),
+                ("Note", 12, True, 14),
+                *_body(1, space=12),
+                ("1.2 The first run", 14, True, 14),
+                ("The first run writes a configuration file.", 10, False, 4),
+            ],
+            [
+                ("2 Reference", 14, True, 0),
+                *_body(),
+                ("2.1 Options and the configuration file with a long name that", 10, False, 14),
+                ("wraps onto a second line", 10, False, 2),
+                ("Every option has a default.", 10, False, 4),
+                ("2.4 Default values", 10, False, 14),  # a table's caption
+                *_body(space=12),
+            ],
+        ]
+    )
+    doc = parse_document(pdf, "manual.pdf")
+    assert doc.metadata["structure_source"] == "printed contents and font sizes"
+    assert doc.metadata["printed_contents_pages"] == [1]
+    assert _levels(doc) == [
+        (1, "1 Getting started"),
+        (2, "1.1 Installing"),
+        (3, "Note"),  # not in the contents: one level below the style above it
+        (2, "1.2 The first run"),
+        (1, "2 Reference"),
+        (
+            2,
+            "2.1 Options and the configuration file with a long name that wraps onto a second line",
+        ),
+    ]
+    sections = _sections(doc)
+    assert sections["1.1 Installing"].blocks[0].text == "Run the installer as an ordinary user."
+    options = sections[
+        "2.1 Options and the configuration file with a long name that wraps onto a second line"
+    ]
+    assert options.page == 4 and options.blocks[0].text.startswith("Every option has a default.")
+
+
+def test_without_printed_contents_fonts_alone_give_the_levels() -> None:
+    pdf = _pdf(
+        [
+            [
+                ("1 Getting started", 14, True, 0),
+                *_body(),
+                ("1.1 Installing", 12, True, 14),
+                *_body(),
+            ]
+        ]
+    )
+    doc = parse_document(pdf, "plain.pdf")
+    assert doc.metadata["structure_source"] == "font sizes"
+    assert _levels(doc) == [(1, "1 Getting started"), (2, "1.1 Installing")]
