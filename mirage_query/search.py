@@ -100,14 +100,17 @@ async def query_terms(conn: AsyncConnection, text: str, stats: IndexStats) -> Qu
     cur = await conn.execute(_QUERY_LEXEMES, {"configs": list(stats.configs), "text": text})
     found = await cur.fetchall()
     tsv, lemma_tsv = stats.column("tsv"), stats.column("lemma_tsv")
-    rare = sorted({lexeme for _, lexeme in found if not tsv.is_common(lexeme)})
-    if rare:
-        pick = " | ".join(_quoted(x) for x in rare)
-    else:  # only common words: a chunk must hold all of them (in one configuration)
-        groups: dict[str, list[str]] = {}
-        for cfg, lexeme in found:
-            groups.setdefault(cfg, []).append(_quoted(lexeme))
-        pick = " | ".join(f"({' & '.join(g)})" for g in groups.values()) or None
+    by_config: dict[str, list[str]] = {}
+    for cfg, lexeme in found:
+        by_config.setdefault(cfg, []).append(lexeme)
+    picks = set()  # per configuration: any informative lexeme, or all of them if none is
+    for lexemes in by_config.values():
+        rare = [_quoted(x) for x in lexemes if not tsv.is_common(x)]
+        if rare:
+            picks.update(rare)
+        else:
+            picks.add("(" + " & ".join(_quoted(x) for x in lexemes) + ")")
+    pick = " | ".join(sorted(picks)) or None
     lemmas = query_lemmas(text)
     rare_lemmas = [x for x in lemmas if not lemma_tsv.is_common(x)]
     return QueryTerms(

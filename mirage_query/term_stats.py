@@ -50,6 +50,7 @@ class TermStats:
     rows: float = 0.0
     shares: dict[str, float] = field(default_factory=dict)
     floor: float = 0.0  # the smallest listed share: anything unlisted is rarer
+    min_rows: int = MIN_ROWS  # in this many chunks or more, a lexeme is common
 
     def share(self, lexeme: str) -> float:
         found = self.shares.get(lexeme)
@@ -61,8 +62,8 @@ class TermStats:
         df = self.share(lexeme) * n
         return math.log(1.0 + (n - df + 0.5) / (df + 0.5))
 
-    def is_common(self, lexeme: str, min_rows: int = MIN_ROWS) -> bool:
-        return self.share(lexeme) * self.rows >= min_rows
+    def is_common(self, lexeme: str) -> bool:
+        return self.share(lexeme) * self.rows >= self.min_rows
 
 
 @dataclass(frozen=True)
@@ -79,19 +80,20 @@ class IndexStats:
 class IndexStatsCache:
     """The index's statistics, read again every `ttl` seconds."""
 
-    def __init__(self, ttl: float = TTL_SECONDS) -> None:
+    def __init__(self, ttl: float = TTL_SECONDS, min_rows: int = MIN_ROWS) -> None:
         self.ttl = ttl
+        self.min_rows = min_rows
         self._stats = IndexStats()
         self._read_at = float("-inf")
 
     async def current(self, conn: AsyncConnection) -> IndexStats:
         if time.monotonic() - self._read_at >= self.ttl:
-            self._stats = await read_index_stats(conn)
+            self._stats = await read_index_stats(conn, self.min_rows)
             self._read_at = time.monotonic()
         return self._stats
 
 
-async def read_index_stats(conn: AsyncConnection) -> IndexStats:
+async def read_index_stats(conn: AsyncConnection, min_rows: int = MIN_ROWS) -> IndexStats:
     cur = await conn.execute(_STATS_SQL, {"columns": list(COLUMNS)})
     terms = {}
     for column, rows, lexemes, freqs in await cur.fetchall():
@@ -99,7 +101,7 @@ async def read_index_stats(conn: AsyncConnection) -> IndexStats:
         shares = dict(zip(lexemes, freqs, strict=False))
         # after the per-lexeme frequencies: the minimum, the maximum and the null frequency
         floor = freqs[len(lexemes)] if len(freqs) > len(lexemes) else 0.0
-        terms[column] = TermStats(rows=float(rows), shares=shares, floor=float(floor))
+        terms[column] = TermStats(float(rows), shares, float(floor), min_rows)
     cur = await conn.execute(_CONFIGS_SQL)
     configs = {row[0] for row in await cur.fetchall()} | set(BASE_CONFIGS)
     return IndexStats(terms=terms, configs=tuple(sorted(configs)))

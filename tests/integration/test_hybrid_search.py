@@ -1,4 +1,5 @@
-"""Hybrid search against a real PostgreSQL: modes, RRF, filters, expand, batch, isolation."""
+"""Hybrid search against a real PostgreSQL: modes, fusion, lemmas, windows, filters, expand,
+batch, isolation."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from mirage_pipeline.store import prepare_database
 from mirage_pipeline.store.documents import connect
 from mirage_query.app import create_app
 from mirage_query.schemas import Filters
-from mirage_query.search import SearchPlan, search_statement
+from mirage_query.search import QueryTerms, SearchPlan, search_statement
 from tests.support.seed import Passage, write_document
 
 pytestmark = pytest.mark.integration
@@ -58,13 +59,28 @@ SPACE = [
     ),
 ]
 GARDEN = [Passage("Tomatoes need at least six hours of direct sunlight every day.", "Tomatoes")]
+PEOPLE = Passage("Каждый человек шёл домой по мокрой дороге.", "Дорога", "ru")
+# a long passage about one thing, with one sentence about another at its end
+LONG = Passage(
+    " ".join(
+        f"Step {i} of the harbour survey measures the depth of the channel with a weighted line"
+        " and records it in the logbook together with the tide."
+        for i in range(1, 9)
+    )
+    + " The old lighthouse at the end of the pier was painted bright red in 1923.",
+    "Harbour survey",
+)
 
 
 @pytest.fixture
 async def seeded(database_url: str, local_embedder, tmp_path: Path):
     ids = {
-        "guide": write_document(database_url, local_embedder, "library", "guide.md", GUIDE),
-        "space": write_document(database_url, local_embedder, "library", "space.md", SPACE),
+        "guide": write_document(
+            database_url, local_embedder, "library", "guide.md", [*GUIDE, LONG]
+        ),
+        "space": write_document(
+            database_url, local_embedder, "library", "space.md", [*SPACE, PEOPLE]
+        ),
         "garden": write_document(
             database_url, local_embedder, "library", "garden.pdf", GARDEN, file_type="pdf"
         ),
@@ -109,15 +125,49 @@ async def test_text_mode_stems_russian_word_forms(seeded):
     assert hits and "Марсе" in hits[0]["content"]
 
 
-async def test_hybrid_fuses_both_legs_with_rrf(seeded):
+async def test_hybrid_fuses_the_legs_scores(seeded):
+    """Score-aware fusion: each leg's score scaled to its best candidate, weighted 0.5/0.5."""
     client, _ = seeded
     hits = await search(client, {"query": f"proxy keepalive {CODE}", "limit": 5})
     top = hits[0]
     assert CODE in top["content"]
     s = top["scores"]
-    assert s["vector_rank"] and s["text_rank"]
-    assert top["score"] == pytest.approx(1 / (60 + s["vector_rank"]) + 0.5 / (60 + s["text_rank"]))
+    assert s["vector_rank"] == 1 and s["text_rank"] == 1  # the best of both legs: 0.5 + 0.5
+    assert top["score"] == pytest.approx(1.0)
+    assert all(0 <= h["score"] <= 1 for h in hits)
     assert [h["score"] for h in hits] == sorted((h["score"] for h in hits), reverse=True)
+
+
+async def test_rrf_fusion_on_request(seeded, database_url, local_embedder, tmp_path):
+    settings = Settings.from_env({"MIRAGE_HOME": str(tmp_path), "MIRAGE_FUSION": "rrf"})
+    settings = settings.with_overrides(database_url=database_url, api_keys=("k",))
+    async with AsyncTestClient(app=create_app(settings, embedder=local_embedder)) as client:
+        hits = await search(client, {"query": f"proxy keepalive {CODE}", "limit": 5})
+    s = hits[0]["scores"]
+    assert CODE in hits[0]["content"] and s["vector_rank"] and s["text_rank"]
+    assert hits[0]["score"] == pytest.approx(
+        1 / (60 + s["vector_rank"]) + 0.5 / (60 + s["text_rank"])
+    )
+
+
+async def test_russian_lemmas_match_suppletive_forms(seeded):
+    """Stems cannot match люди/человек or шёл/идти; lemmas (pymorphy3) can."""
+    client, _ = seeded
+    hits = await search(client, {"query": "куда идут люди", "mode": "text"})
+    assert hits and hits[0]["content"].startswith("Каждый человек шёл")
+
+
+async def test_a_sentence_inside_a_long_passage_is_matched_by_its_window(seeded, local_embedder):
+    """The vector leg scores a chunk by its best sentence window too (small-to-big)."""
+    client, _ = seeded
+    query = "what colour was the lighthouse painted"
+    hits = await search(client, {"query": query, "mode": "vector", "limit": 1})
+    assert hits[0]["content"] == LONG.content
+    chunk_only = float(
+        local_embedder.embed_query(query)
+        @ local_embedder.embed_passages([f"guide.md > {LONG.section}\n\n{LONG.content}"])[0]
+    )
+    assert hits[0]["scores"]["vector"] > chunk_only + 0.01
 
 
 async def test_vector_mode_scores_are_similarities(seeded):
@@ -254,27 +304,33 @@ async def test_odd_queries_never_fail(seeded, mode):
     assert response.status_code in (200, 400), response.text
 
 
-def test_hybrid_statement_uses_the_models_hnsw_index(database_url, local_embedder):
+def test_hybrid_statement_uses_the_models_hnsw_indexes(database_url, local_embedder):
     index = prepare_database(database_url, local_embedder.name, local_embedder.dimension)
-    plan = SearchPlan(query="installer checksum", filters=Filters(tags=["ops"]))
     project = uuid.UUID(int=0)
     vector = local_embedder.embed_query("x")
-    statement, params = search_statement(index, project, plan, vector, ["install"])
+    terms = QueryTerms(pick="'install'", configs=["english"], lexemes=["'install'"], weights=[1])
     with connect(database_url) as conn:
         conn.execute("SET enable_seqscan = off")
-        plan = "\n".join(r[0] for r in conn.execute(sql.SQL("EXPLAIN ") + statement, params))
-    assert index.hnsw_name in plan
+        for filters, indexes in (
+            (None, {index.hnsw_name, index.parts_hnsw_name}),
+            (Filters(tags=["ops"]), {index.hnsw_name}),  # windows only re-score chunks then
+        ):
+            plan = SearchPlan(query="installer checksum", filters=filters)
+            statement, params = search_statement(index, project, plan, vector, terms)
+            explain = "\n".join(r[0] for r in conn.execute(sql.SQL("EXPLAIN ") + statement, params))
+            assert all(name in explain for name in indexes), explain
 
 
 async def test_common_lexemes_come_from_the_statistics_and_do_not_pick_candidates(
     database_url, local_embedder
 ) -> None:
-    """A word in most chunks (by pg_stats) does not make a chunk a text candidate by itself;
-    a query of common words only still finds the chunks holding all of them."""
+    """A word in most chunks (by pg_stats) does not make a chunk a text candidate by itself,
+    and weighs less than a rare one; a query of common words only still finds the chunks
+    holding all of them."""
     import psycopg
 
-    from mirage_query.common_terms import CommonTerms
     from mirage_query.search import search_hybrid
+    from mirage_query.term_stats import IndexStats, read_index_stats
 
     passages = [Passage(f"Kettle note {i}: the kettle boils water.", "Kettle") for i in range(40)]
     passages.append(Passage("The samovar boils water for tea, unlike a kettle.", "Samovar"))
@@ -282,21 +338,25 @@ async def test_common_lexemes_come_from_the_statistics_and_do_not_pick_candidate
     index = prepare_database(database_url, local_embedder.name, local_embedder.dimension)
     async with await psycopg.AsyncConnection.connect(database_url, autocommit=True) as conn:
         await conn.execute("ANALYZE chunks")
-        common = await CommonTerms(min_rows=20).current(conn)
-        assert "kettl" in common and "boil" in common and "samovar" not in common
-        assert await CommonTerms().current(conn) == []  # 41 chunks: nothing is common yet
+        stats = await read_index_stats(conn, min_rows=20)
+        tsv = stats.column("tsv")
+        assert tsv.is_common("kettl") and tsv.is_common("boil") and not tsv.is_common("samovar")
+        assert tsv.idf("samovar") > 3 * tsv.idf("kettl")
+        assert "english" in stats.configs and "russian" in stats.configs
+        default = await read_index_stats(conn)
+        assert not default.column("tsv").is_common("kettl")  # 41 chunks: nothing is common yet
         (project,) = await (
             await conn.execute("SELECT id FROM projects WHERE name = 'kitchen'")
         ).fetchone()
 
-        async def text(query: str, common: list[str]) -> list[str]:
+        async def text(query: str, stats: IndexStats) -> list[str]:
             plan = SearchPlan(query=query, mode="text", limit=50)
-            return [
-                h.content for h in await search_hybrid(conn, index, project, plan, None, common)
-            ]
+            return [h.content for h in await search_hybrid(conn, index, project, plan, None, stats)]
 
-        # without statistics every kettle chunk is a candidate; with them only the samovar
-        assert len(await text("samovar kettle", [])) == 41
-        assert await text("samovar kettle", common) == [passages[-1].content]
+        # without statistics every kettle chunk is a candidate, the samovar first (both words)
+        found = await text("samovar kettle", default)
+        assert len(found) == 41 and found[0] == passages[-1].content
+        # with them only the samovar
+        assert await text("samovar kettle", stats) == [passages[-1].content]
         # all words common: the chunks holding every one of them
-        assert len(await text("kettle boils", common)) == 41
+        assert len(await text("kettle boils", stats)) == 41

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import psycopg
 import pytest
@@ -151,26 +153,6 @@ def test_replacing_swaps_only_this_documents_chunks_in_this_index(database_url: 
     assert status == ("ready", 1, "A")
 
 
-def test_vector_search_uses_the_models_partial_hnsw_index(database_url: str) -> None:
-    from psycopg import sql
-
-    from mirage_query.search import _VECTOR_SEARCH
-
-    index = prepare_database(database_url, "local:multilingual-e5-small", 384)
-    with connect(database_url) as conn:
-        conn.execute("SET enable_seqscan = off")
-        query = _VECTOR_SEARCH.format(vtype=index.vector_type(), index_id=sql.Literal(index.id))
-        plan = conn.execute(
-            sql.SQL("EXPLAIN ") + query,
-            {
-                "q": vectors(1, 384)[0],
-                "project_id": "00000000-0000-0000-0000-000000000000",
-                "limit": 5,
-            },
-        ).fetchall()
-    assert index.hnsw_name in "\n".join(r[0] for r in plan)
-
-
 def _doc_chunks(texts: list[str]) -> list[Chunk]:
     return [
         Chunk(
@@ -232,3 +214,67 @@ def test_rewriting_keeps_the_rows_of_unchanged_chunks(database_url: str) -> None
             "SELECT chunk_count FROM documents WHERE id = %s", (doc,)
         ).fetchone()
         assert count == 3
+
+
+def _with_parts(texts: list[str], windows: int) -> list[Chunk]:
+    return [
+        dataclasses.replace(c, parts=tuple(f"{c.content} window {k}" for k in range(windows)))
+        for c in _doc_chunks(texts)
+    ]
+
+
+def test_windows_are_written_once_per_chunk_row_and_go_with_it(database_url: str) -> None:
+    """A chunk row gets its windows when it is written (or when it has none yet); a kept row
+    keeps them, a deleted row takes them along."""
+    index = prepare_database(database_url, "local:multilingual-e5-small", 384)
+
+    def write(conn, texts: list[str], windows: int) -> None:
+        docs = _with_parts(texts, windows)
+        replace_chunks(
+            conn,
+            index=index,
+            document_id=document_id,
+            project_id=project_id,
+            chunks=docs,
+            embeddings=vectors(len(docs), 384),
+            part_embeddings=vectors(windows * len(docs), 384, seed=1),
+            metadata={},
+        )
+
+    def parts(conn) -> dict[str, int]:
+        return dict(
+            conn.execute(
+                "SELECT c.content, count(p.part) FROM chunks c"
+                " LEFT JOIN chunk_parts p ON p.chunk_id = c.id GROUP BY c.content"
+            ).fetchall()
+        )
+
+    with connect(database_url) as conn:
+        project_id, document_id = new_document(conn)
+        replace_chunks(  # written before windows existed: no part vectors given
+            conn,
+            index=index,
+            document_id=document_id,
+            project_id=project_id,
+            chunks=_doc_chunks(["a", "b"]),
+            embeddings=vectors(2, 384),
+            metadata={},
+        )
+        assert parts(conn) == {"a": 0, "b": 0}
+        write(conn, ["a", "b"], 2)  # same rows: their windows are added
+        assert parts(conn) == {"a": 2, "b": 2}
+        write(conn, ["a", "c"], 2)  # b's row and its windows go, c comes with its own
+        assert parts(conn) == {"a": 2, "c": 2}
+        (total,) = conn.execute("SELECT count(*) FROM chunk_parts").fetchone()
+        assert total == 4
+        with pytest.raises(ValueError, match="window vectors"):
+            replace_chunks(
+                conn,
+                index=index,
+                document_id=document_id,
+                project_id=project_id,
+                chunks=_with_parts(["a", "d"], 2),
+                embeddings=vectors(2, 384),
+                part_embeddings=vectors(3, 384),
+                metadata={},
+            )

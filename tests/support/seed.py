@@ -1,4 +1,5 @@
-"""Seeding the index through the pipeline's own store code (start_document + replace_chunks)."""
+"""Seeding the index through the pipeline's own store code (start_document + replace_chunks):
+lemmas and sentence windows as the chunker makes them."""
 
 from __future__ import annotations
 
@@ -7,7 +8,9 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
+from mirage_pipeline.chunk_parts import chunk_parts, split_vectors, texts_to_embed
 from mirage_pipeline.chunking import Chunk
+from mirage_pipeline.morphology import lemma_text
 from mirage_pipeline.store import prepare_database
 from mirage_pipeline.store.documents import connect, replace_chunks, start_document
 
@@ -36,16 +39,18 @@ def write_document(
         Chunk(
             position=i,
             content=p.content,
-            embed_text=f"{title} > {p.section}\n{p.content}",
+            embed_text=f"{title} > {p.section}\n\n{p.content}",
             structure={"book": title, "section": p.section, "heading_path": [title, p.section]},
             lang=p.lang,
             tokens=len(p.content.split()),
             content_hash=hashlib.sha256(p.content.encode()).hexdigest(),
             metadata=dict(p.metadata),
+            lemmas=lemma_text(p.content),
+            parts=tuple(chunk_parts(p.content)),
         )
         for i, p in enumerate(passages)
     ]
-    vectors = embedder.embed_passages([c.embed_text for c in chunks])
+    vectors, part_vectors = split_vectors(chunks, embedder.embed_passages(texts_to_embed(chunks)))
     index = prepare_database(url, embedder.name, embedder.dimension)
     with connect(url) as conn:
         project_id, document_id = start_document(
@@ -58,6 +63,7 @@ def write_document(
             project_id=project_id,
             chunks=chunks,
             embeddings=vectors,
+            part_embeddings=part_vectors,
             metadata={"title": title},
         )
     return document_id

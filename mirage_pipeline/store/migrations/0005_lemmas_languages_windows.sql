@@ -67,7 +67,6 @@ CREATE TABLE chunk_parts (
     embedding   halfvec NOT NULL,
     PRIMARY KEY (chunk_id, part)
 );
-CREATE INDEX chunk_parts_project_idx ON chunk_parts (project_id, index_id);
 
 -- Chunks written before have no lemmas: re-index the projects that hold Cyrillic text (the
 -- documents sensor turns each request into runs; embeddings come from the cache).
