@@ -122,6 +122,9 @@ class _TreeBuilder:
             for level, title in by_index.get(i, []):
                 self._toc_section(level, title)
             self._event(event)
+        for i in sorted(i for i in by_index if i >= len(events)):  # an empty file, a last anchor
+            for level, title in by_index[i]:
+                self._toc_section(level, title)
 
     def _outside_toc(
         self,

@@ -322,3 +322,14 @@ def test_a_book_without_repeats_keeps_a_once_only_paragraph() -> None:
     doc = parse_document(_epub(files, ["c1.xhtml", "c2.xhtml"]), "b.epub")
     text = [b.text for _, s in doc.root.walk() for b in s.blocks]
     assert text.count("All rights reserved by the narrator.") == 2  # two documents are not many
+
+
+def test_toc_entries_on_empty_files_keep_their_sections() -> None:
+    files = {
+        "nav.xhtml": _nav("en", [("part1.xhtml", "Part One"), ("ch1.xhtml", ">The Start")]),
+        "part1.xhtml": '<html xmlns="http://www.w3.org/1999/xhtml"><body><img src="p.png"/></body>'
+        "</html>",
+        "ch1.xhtml": _page("The Start", "<h1>The Start</h1><p>It began in spring.</p>"),
+    }
+    doc = parse_document(_epub(files, ["part1.xhtml", "ch1.xhtml"]), "b.epub")
+    assert _tree(doc) == [(1, "Part One"), (2, "The Start")]
