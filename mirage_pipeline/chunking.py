@@ -22,13 +22,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mirage_pipeline.chunk_parts import chunk_parts
+from mirage_pipeline.language import detect_language
 from mirage_pipeline.morphology import lemma_text
 from mirage_pipeline.parsing.model import Block, ParsedDocument, Section
 
 TokenCounter = Callable[[str], int]
 _SENTENCE_END = re.compile(r"(?<=[.!?…;:])\s+")
-_CYRILLIC = re.compile(r"[А-Яа-яЁё]")
-_LATIN = re.compile(r"[A-Za-z]")
 # Per-piece slack for the tokens a join adds (separators, merges across the boundary).
 _JOIN_SLACK = 1
 _UNITS = re.compile(r"\w+|[^\w\s]")  # words and single marks
@@ -130,15 +129,6 @@ class _Piece:
     section: Section
     block: Block
     overlap: bool = False
-
-
-def detect_language(text: str) -> str:
-    """'ru', 'en' or 'other', by which alphabet dominates the letters."""
-    cyr = len(_CYRILLIC.findall(text))
-    lat = len(_LATIN.findall(text))
-    if cyr == 0 and lat == 0:
-        return "other"
-    return "ru" if cyr >= lat else "en"
 
 
 def chunk_document(
@@ -320,15 +310,24 @@ class _Builder:
                 content=content,
                 embed_text=embed_text,
                 structure=structure,
-                lang=detect_language(content),
+                lang=_language(pieces, content),
                 tokens=tokens,
                 content_hash=hashlib.sha256(embed_text.encode()).hexdigest(),
                 metadata=dict(self.metadata),
-                lemmas=lemma_text(content) if _CYRILLIC.search(content) else "",
+                lemmas=lemma_text(content),
                 parts=tuple(chunk_parts(content)),
             )
         )
         return 1
+
+
+def _language(pieces: list[_Piece], content: str) -> str:
+    """The language the parser declared for most of the chunk's text, else detected from it."""
+    declared: dict[str, int] = {}
+    for piece in pieces:
+        if piece.block.lang:
+            declared[piece.block.lang] = declared.get(piece.block.lang, 0) + len(piece.text)
+    return max(declared, key=declared.__getitem__) if declared else detect_language(content)
 
 
 def _is_anchor(piece: _Piece) -> bool:

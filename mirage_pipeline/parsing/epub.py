@@ -1,6 +1,12 @@
 """EPUB 2 and 3 (ebooklib): spine order, the table of contents (nav or NCX) as the tree, h1–h6
 inside each XHTML file refining it, title/authors/language from the package metadata.
 
+Each spine document keeps its own language (declared on it, else its folder's table of contents
+when the book has one per language, else read from its text, else the book's), and loses its
+navigation chrome: the documents' links, roles and classes, and text repeated at the top or
+bottom of many documents (`html_chrome`). Documents outside the table of contents get their own
+sections (`epub_tree`).
+
 Real EPUBs often break the package rules (manifest entries missing from the archive, hrefs with
 fragments, no NCX although the spine names one). ebooklib refuses those; we then read the
 archive ourselves (`epub_archive`) and say so in the warnings, rather than lose the book.
@@ -10,17 +16,19 @@ from __future__ import annotations
 
 import io
 import posixpath
-import re
 import warnings as py_warnings
 import zipfile
 from dataclasses import dataclass, field
 
+from mirage_pipeline.language import CYRILLIC_LANGUAGES, identify_language, normalise_language
 from mirage_pipeline.parsing.epub_archive import read_archive
-from mirage_pipeline.parsing.html_blocks import Event, xhtml_events
-from mirage_pipeline.parsing.model import ParsedDocument, ParseError, Section
+from mirage_pipeline.parsing.epub_tree import SpineDocument, build_tree
+from mirage_pipeline.parsing.html_blocks import Event, read_xhtml
+from mirage_pipeline.parsing.html_chrome import edge_key, repeated_edges
+from mirage_pipeline.parsing.model import ParsedDocument, ParseError
 
-_NOT_WORD = re.compile(r"[\W_]+")
-_NUMBERING = re.compile(r"^\s*(?:chapter|глава|part|часть)?\s*(?:\d+|[ivxlcdm]+)\b[.:)]?\s*", re.I)
+_EDGE = 3  # blocks at either end of a document where a running header or footer may stand
+_SAMPLE = 4000  # characters of a document's text its language is read from
 
 
 @dataclass
@@ -28,8 +36,9 @@ class EpubBook:
     title: str = ""
     authors: list[str] = field(default_factory=list)
     language: str = ""
-    spine: list[tuple[str, bytes]] = field(default_factory=list)  # (path in archive, XHTML)
+    spine: list[tuple[str, bytes, bool]] = field(default_factory=list)  # (path, XHTML, linear)
     toc: list[tuple[int, str, str]] = field(default_factory=list)  # (level, title, href)
+    navs: list[tuple[str, bytes]] = field(default_factory=list)  # nav documents off the spine
 
 
 def parse_epub(data: bytes, name: str) -> ParsedDocument:
@@ -45,7 +54,8 @@ def parse_epub(data: bytes, name: str) -> ParsedDocument:
         book = read_archive(data)
     if not book.spine:
         raise ParseError("corrupt EPUB: its spine lists no readable documents")
-    root = _build_tree(book)
+    documents = _spine_documents(book)
+    root = build_tree(documents, book.toc)
     if not any(s.blocks for _, s in root.walk()):
         raise ParseError("no text to index: the EPUB's documents hold no text")
     metadata: dict[str, object] = {}
@@ -62,6 +72,71 @@ def parse_epub(data: bytes, name: str) -> ParsedDocument:
     )
 
 
+def _spine_documents(book: EpubBook) -> list[SpineDocument]:
+    """The spine read into blocks, chrome repeated across documents dropped, each block's
+    language set."""
+    documents = [
+        SpineDocument(path=path, doc=read_xhtml(content), linear=linear)
+        for path, content, linear in book.spine
+    ]
+    nav_langs = {
+        posixpath.dirname(d.path): d.doc.lang for d in documents if d.doc.is_nav and d.doc.lang
+    }
+    for path, content in book.navs:
+        lang = read_xhtml(content).lang
+        if lang:
+            nav_langs.setdefault(posixpath.dirname(path), lang)
+    if len(set(nav_langs.values())) < 2:
+        nav_langs = {}  # one table of contents says nothing the book's language does not
+    book_lang = normalise_language(book.language)
+    repeated = repeated_edges([_block_texts(d.doc.events) for d in documents])
+    for d in documents:
+        if repeated:
+            _drop_repeated(d.doc.events, repeated)
+        d.lang = _document_language(d, nav_langs, book_lang)
+        for event in d.doc.events:
+            if event.block is not None:
+                own = event.lang if event.lang != d.doc.lang else None
+                event.block.lang = own or d.lang
+    return documents
+
+
+def _block_texts(events: list[Event]) -> list[str]:
+    return [e.block.text for e in events if e.block is not None and e.block.kind != "code"]
+
+
+def _drop_repeated(events: list[Event], repeated: set[str]) -> None:
+    """Blocks near either end of a document whose text recurs there in many documents."""
+    blocks = [i for i, e in enumerate(events) if e.block is not None and e.block.kind != "code"]
+    for i in {*blocks[:_EDGE], *blocks[-_EDGE:]}:
+        if edge_key(events[i].block.text) in repeated:
+            events[i] = Event("chrome")
+
+
+def _document_language(
+    d: SpineDocument, nav_langs: dict[str, str], book_lang: str | None
+) -> str | None:
+    """Declared on the document, else its folder's table of contents, else read from its text,
+    else the book's; a Latin-script language said of Cyrillic text gives way to the text's."""
+    said = d.doc.lang
+    folder = posixpath.dirname(d.path)
+    while said is None and nav_langs:
+        said = nav_langs.get(folder)
+        if not folder:
+            break
+        folder = posixpath.dirname(folder)
+    texts: list[str] = []
+    size = 0
+    for event in d.doc.events:
+        if event.block is not None and size < _SAMPLE:
+            texts.append(event.block.text)
+            size += len(event.block.text)
+    seen = identify_language("\n".join(texts)) if texts else None
+    if said and not (seen in CYRILLIC_LANGUAGES and said not in CYRILLIC_LANGUAGES):
+        return said
+    return seen or book_lang
+
+
 def _read_with_ebooklib(data: bytes) -> EpubBook:
     import ebooklib
     from ebooklib import epub
@@ -73,11 +148,21 @@ def _read_with_ebooklib(data: bytes) -> EpubBook:
     found.title = _first_meta(book, "title")
     found.language = _first_meta(book, "language")
     found.authors = [" ".join(v.split()) for v, _ in book.get_metadata("DC", "creator") if v]
-    for idref, _linear in book.spine:
+    on_spine: set[str] = set()
+    for idref, linear in book.spine:
         item = book.get_item_with_id(idref)
         if item is None or item.get_type() != ebooklib.ITEM_DOCUMENT:
             continue
-        found.spine.append((item.get_name(), item.get_content()))
+        # The file as stored: get_content() rebuilds it and stamps the book's language on it.
+        found.spine.append((item.get_name(), item.content, linear not in ("no", False)))
+        on_spine.add(item.get_name())
+    found.navs = [
+        (item.get_name(), item.content)
+        for item in book.get_items()
+        if isinstance(item, epub.EpubHtml)
+        and item.get_name() not in on_spine
+        and b"<nav" in (item.content or b"")
+    ]
     found.toc = list(_flatten_toc(book.toc, 1))
     return found
 
@@ -101,108 +186,3 @@ def _flatten_toc(entries: object, level: int):
 
 def _clean(title: str | None) -> str:
     return " ".join((title or "").split())
-
-
-def _norm(text: str) -> str:
-    return _NOT_WORD.sub("", _NUMBERING.sub("", text.casefold(), count=1))
-
-
-def _build_tree(book: EpubBook) -> Section:
-    """Spine documents in order; TOC entries start sections where their targets are."""
-    events: list[Event] = []
-    where: dict[str, int] = {}  # "path" and "path#anchor" → index in events
-    for path, content in book.spine:
-        where.setdefault(path, len(events))
-        for event in xhtml_events(content):
-            if event.kind == "anchor":
-                where.setdefault(f"{path}#{event.anchor}", len(events))
-            else:
-                events.append(event)
-    # Each TOC entry at the event index its href points to; entries without one (group
-    # headings) start where the next located entry starts.
-    placed: list[tuple[int, int, str]] = []
-    pending: list[tuple[int, str]] = []
-    for level, title, href in book.toc:
-        index = _resolve(href, where, book.spine)
-        if index is None:
-            pending.append((level, title))
-            continue
-        for lvl, ttl in pending:
-            placed.append((index, lvl, ttl))
-        pending.clear()
-        placed.append((index, level, title))
-    placed.sort(key=lambda p: p[0])  # stable: TOC order kept for entries at one place
-    return _assemble(events, placed)
-
-
-def _resolve(href: str, where: dict[str, int], spine: list[tuple[str, bytes]]) -> int | None:
-    if not href:
-        return None
-    if href in where:
-        return where[href]
-    path = href.split("#", 1)[0]
-    for candidate in (path, posixpath.normpath(path)):
-        for spine_path, _ in spine:
-            if spine_path == candidate or spine_path.endswith("/" + candidate):
-                anchor = href.split("#", 1)[1] if "#" in href else ""
-                return where.get(f"{spine_path}#{anchor}", where.get(spine_path))
-    return None
-
-
-def _assemble(events: list[Event], placed: list[tuple[int, int, str]]) -> Section:
-    root = Section(title="", level=0)
-    stack = [root]
-    toc_level = 0  # level of the innermost TOC section (HTML headings nest under it)
-    toc_title = ""
-    by_index: dict[int, list[tuple[int, str]]] = {}
-    for index, level, title in placed:
-        by_index.setdefault(index, []).append((level, title))
-    use_headings_only = not placed
-    front: Section | None = None
-    for i, event in enumerate(events):
-        for level, title in by_index.get(i, []):
-            while stack[-1].level >= level:
-                stack.pop()
-            section = Section(title=title, level=level)
-            stack[-1].children.append(section)
-            stack.append(section)
-            toc_level, toc_title = level, title
-        if event.kind == "heading":
-            if not _norm(event.text):
-                continue  # a bare number ("190") above the real heading
-            if (
-                toc_title
-                and _norm(event.text)
-                and (_norm(event.text) in _norm(toc_title) or _norm(toc_title) in _norm(event.text))
-            ):
-                toc_title = ""  # the heading of the TOC entry itself
-                continue
-            level = event.level if use_headings_only else toc_level + event.level
-            while stack[-1].level >= level and stack[-1].level > toc_level:
-                stack.pop()
-            section = Section(title=event.text.replace("\n", " "), level=level)
-            stack[-1].children.append(section)
-            stack.append(section)
-            continue
-        if event.block is None:
-            continue
-        target = stack[-1]
-        if target is root:
-            if front is None:
-                front = Section(title="Front matter", level=1)
-                root.children.insert(0, front)
-            target = front
-        target.blocks.append(event.block)
-    return _normalise_levels(root)
-
-
-def _normalise_levels(root: Section) -> Section:
-    """Levels 1, 2, 3… from the root down, whatever h-levels or TOC depths produced them."""
-
-    def fix(section: Section, level: int) -> None:
-        for child in section.children:
-            child.level = level
-            fix(child, level + 1)
-
-    fix(root, 1)
-    return root

@@ -95,10 +95,14 @@ def read_archive(data: bytes) -> EpubBook:
             continue  # several manifest entries for one file (hrefs with #fragments)
         seen.add(path)
         content = read(path)
-        if content is not None and (
-            media in _DOCUMENT_TYPES or path.endswith((".html", ".xhtml", ".htm"))
-        ):
-            book.spine.append((_relative(path, base), content))
+        if content is not None and _is_document(path, media):
+            book.spine.append((_relative(path, base), content, ref.get("linear") != "no"))
+    for path, media, _ in manifest.values():
+        if path not in seen and _is_document(path, media):
+            seen.add(path)
+            content = read(path)
+            if content is not None and b"<nav" in content:
+                book.navs.append((_relative(path, base), content))
     nav = next((p for p, _, props in manifest.values() if "nav" in props.split()), None)
     ncx_id = spine.get("toc") if spine is not None else None
     ncx = manifest.get(ncx_id or "", (None,))[0] or next(
@@ -109,6 +113,10 @@ def read_archive(data: bytes) -> EpubBook:
     if not book.toc and ncx and read(ncx):
         book.toc = _ncx_toc(etree.fromstring(read(ncx), _PARSER), posixpath.dirname(ncx), base)
     return book
+
+
+def _is_document(path: str, media: str) -> bool:
+    return media in _DOCUMENT_TYPES or path.endswith((".html", ".xhtml", ".htm"))
 
 
 def _relative(path: str, base: str) -> str:

@@ -1,15 +1,18 @@
-"""XHTML (an EPUB chapter) as a flat stream of anchors, headings and blocks, in reading order."""
+"""XHTML (an EPUB chapter) as a flat stream of anchors, headings and blocks, in reading order,
+each with the language its nearest element declares; navigation chrome left out."""
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from lxml import etree, html
 
+from mirage_pipeline.language import normalise_language
+from mirage_pipeline.parsing.html_chrome import is_chrome, is_link_list, is_toc_nav, local_name
 from mirage_pipeline.parsing.model import Block
 
-_SKIP = {"script", "style", "nav", "head", "title", "noscript", "svg", "math", "template", "img"}
+_SKIP = {"script", "style", "head", "title", "noscript", "svg", "math", "template", "img"}
 _BLOCKS = {
     "p": "paragraph",
     "pre": "code",
@@ -36,92 +39,117 @@ _CONTAINERS = {
     "hgroup",
     "html",
 }
-_BACKLINK = re.compile(r"^\s*(?:↩|↑|\^|\[?back\]?|\[?назад\]?)\s*$", re.IGNORECASE)
-_EPUB_TYPE = "{http://www.idpf.org/2007/ops}type"
+_XML_LANG = "{http://www.w3.org/XML/1998/namespace}lang"
+_WORDLESS = re.compile(r"^[\W_]*$")  # "|", "* * *", "»": separators, not text
 
 
 @dataclass
 class Event:
-    kind: str  # "anchor", "heading" or "block"
+    kind: str  # "anchor", "heading", "block" or "chrome" (navigation left out here)
     anchor: str = ""
     level: int = 0
     text: str = ""
     block: Block | None = None
+    lang: str | None = None  # declared by the nearest element that says (xml:lang, lang)
 
 
-def xhtml_events(content: bytes) -> list[Event]:
+@dataclass
+class XhtmlDocument:
+    events: list[Event] = field(default_factory=list)
+    title: str = ""  # <title>
+    lang: str | None = None  # declared on <html> or <body>
+    is_nav: bool = False  # an EPUB navigation document (its table of contents)
+
+
+def read_xhtml(content: bytes) -> XhtmlDocument:
     """Anchors (element ids), headings h1–h6 and text blocks of one XHTML document."""
+    root = _parse(content)
+    if root is None:
+        return XhtmlDocument()
+    doc = XhtmlDocument(is_nav=b"<nav" in content and is_toc_nav(root))
+    title = _first(root, "title")
+    if title is not None:
+        doc.title = " ".join("".join(title.itertext()).split())
+    body = _first(root, "body")
+    doc.lang = _lang(body) if body is not None else None
+    doc.lang = doc.lang or _lang(root)
+    _walk(body if body is not None else root, doc.events, _lang(root))
+    return doc
+
+
+def _parse(content: bytes) -> etree._Element | None:
+    """Well-formed XHTML as XML; anything else (HTML entities, unclosed tags) as HTML."""
     try:
-        root = etree.fromstring(
-            content,
-            etree.XMLParser(recover=True, resolve_entities=False, no_network=True, huge_tree=False),
+        return etree.fromstring(
+            content, etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=False)
         )
     except etree.XMLSyntaxError:
-        root = None
-    if root is None:
-        root = html.fromstring(content)
-    events: list[Event] = []
-    body = _first(root, "body")
-    _walk(body if body is not None else root, events)
-    return events
+        pass
+    try:
+        return html.fromstring(content)
+    except (etree.ParserError, ValueError):
+        return None
 
 
-def _local(el: etree._Element) -> str:
-    tag = el.tag
-    if not isinstance(tag, str):
-        return ""
-    return tag.rsplit("}", 1)[-1].lower()
+def _lang(el: etree._Element) -> str | None:
+    code = el.get(_XML_LANG) or el.get("lang") or el.get("xml:lang")
+    return normalise_language(code) if code else None
 
 
 def _first(root: etree._Element, name: str) -> etree._Element | None:
     for el in root.iter():
-        if _local(el) == name:
+        if local_name(el) == name:
             return el
     return None
 
 
-def _walk(el: etree._Element, events: list[Event]) -> None:
-    name = _local(el)
-    if not name or name in _SKIP or _is_chrome(el):
+def _walk(el: etree._Element, events: list[Event], lang: str | None) -> None:
+    name = local_name(el)
+    if not name or name in _SKIP:
         return
+    if is_chrome(el):
+        events.append(Event("chrome"))
+        return
+    lang = _lang(el) or lang
     ident = el.get("id") or (el.get("name") if name == "a" else None)
     if ident:
         events.append(Event("anchor", anchor=ident))
     if name in _HEADINGS:
         text = _text(el)
         if text:
-            events.append(Event("heading", level=_HEADINGS[name], text=text))
+            events.append(Event("heading", level=_HEADINGS[name], text=text, lang=lang))
         return
     if name in _BLOCKS:
         for inner in el.iter():
             if inner is not el and isinstance(inner.tag, str) and inner.get("id"):
                 events.append(Event("anchor", anchor=inner.get("id")))
+        if name != "pre" and is_link_list(el):
+            events.append(Event("chrome"))
+            return
         text = _table_text(el) if name == "table" else _text(el, keep_lines=name == "pre")
         if name in ("ul", "ol"):
-            text = "\n".join(f"- {_text(li)}" for li in el if _local(li) == "li" and _text(li))
+            text = "\n".join(f"- {_text(li)}" for li in el if local_name(li) == "li" and _text(li))
         if text:
-            events.append(Event("block", block=Block(kind=_BLOCKS[name], text=text)))
+            _block(events, _BLOCKS[name], text, lang)
         return
     if name in _CONTAINERS or name not in _BLOCKS:
         # Text directly inside a container (no <p>) is a paragraph of its own.
-        lead = " ".join((el.text or "").split())
-        if lead and name in _CONTAINERS and name != "span":
-            events.append(Event("block", block=Block(kind="paragraph", text=lead)))
+        own_text = name in _CONTAINERS and name != "span"
+        if own_text and el.text:
+            _block(events, "paragraph", " ".join(el.text.split()), lang)
         for child in el:
-            _walk(child, events)
-            tail = " ".join((child.tail or "").split())
-            if tail and name in _CONTAINERS and name != "span":
-                events.append(Event("block", block=Block(kind="paragraph", text=tail)))
+            _walk(child, events, lang)
+            if own_text and child.tail:
+                _block(events, "paragraph", " ".join(child.tail.split()), lang)
 
 
-def _is_chrome(el: etree._Element) -> bool:
-    """Navigation chrome and footnote back-links: nothing a reader searches for."""
-    kind = (el.get(_EPUB_TYPE) or el.get("epub:type") or "") + " " + (el.get("role") or "")
-    if any(t in kind for t in ("backlink", "doc-backlink", "pagebreak", "doc-pagebreak", "toc")):
-        return True
-    if _local(el) != "a" or not el.get("href"):
-        return False
-    return bool(_BACKLINK.match("".join(el.itertext())))
+def _block(events: list[Event], kind: str, text: str, lang: str | None) -> None:
+    if not text:
+        return
+    if kind == "paragraph" and _WORDLESS.match(text):
+        events.append(Event("chrome"))  # "|" or "»" left between navigation links
+        return
+    events.append(Event("block", block=Block(kind=kind, text=text), lang=lang))
 
 
 def _text(el: etree._Element, keep_lines: bool = False) -> str:
@@ -134,12 +162,12 @@ def _text(el: etree._Element, keep_lines: bool = False) -> str:
 
 
 def _collect(node: etree._Element, parts: list[str]) -> None:
-    if _local(node) == "br":
+    if local_name(node) == "br":
         parts.append("\n")
     if node.text:
         parts.append(node.text)
     for child in node:
-        if isinstance(child.tag, str) and _local(child) not in _SKIP and not _is_chrome(child):
+        if isinstance(child.tag, str) and local_name(child) not in _SKIP and not is_chrome(child):
             _collect(child, parts)
         if child.tail:
             parts.append(child.tail)
@@ -148,8 +176,8 @@ def _collect(node: etree._Element, parts: list[str]) -> None:
 def _table_text(el: etree._Element) -> str:
     rows = []
     for tr in el.iter():
-        if _local(tr) == "tr":
-            cells = [_text(td).replace("\n", " ") for td in tr if _local(td) in ("td", "th")]
+        if local_name(tr) == "tr":
+            cells = [_text(td).replace("\n", " ") for td in tr if local_name(td) in ("td", "th")]
             if any(cells):
                 rows.append(" | ".join(cells))
     return "\n".join(rows)

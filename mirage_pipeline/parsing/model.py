@@ -21,6 +21,7 @@ class Block:
     line_end: int | None = None
     page: int | None = None  # 1-based physical page where the block starts (paginated sources)
     page_end: int | None = None  # where it ends, when it runs over a page break
+    lang: str | None = None  # ISO 639-1 code when the source says or implies it (EPUB items)
 
     @property
     def last_page(self) -> int | None:

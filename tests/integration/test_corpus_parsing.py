@@ -189,6 +189,19 @@ def test_damaged_epubs_keep_their_structure() -> None:
     assert "1.1 For the impatient" in [t for _, t in _headings(live)]
 
 
+def test_epub_contents_pages_are_not_indexed() -> None:
+    # FBReader's hand-made "Оглавление" (a list of links to its own anchors) and the Live
+    # Manual's index.xhtml (h1–h5 of class "toc" linking to the chapters) are navigation.
+    fbreader = _parse("epub/broken/fbreader-intro.ru.epub")
+    assert "Оглавление" not in [t for _, t in _headings(fbreader)]
+    lists = [b.text for _, s in fbreader.root.walk() for b in s.blocks if b.kind == "list"]
+    assert not any("- Что такое FBReader" in text for text in lists)
+    live = _parse("epub/broken/live-manual.en.epub")
+    assert [t for _, t in _headings(live)].count("1.1 For the impatient") == 1
+    chunks = chunk_document(live, lambda t: len(t.split()) + 2, ChunkingPolicy.for_window(512))
+    assert {c.lang for c in chunks} == {"en"}
+
+
 @pytest.mark.parametrize("path", _facts("epub"))
 def test_epub_metadata_and_toc(path: str) -> None:
     facts = FACTS[path]

@@ -1,0 +1,122 @@
+"""Navigation chrome in (X)HTML books: what a reader navigates with, never what they search for.
+
+Told apart by structure first — navigation elements, roles and epub:types, the class names of
+Sphinx and DocBook navigation bars, links marked next/previous, blocks made only of links into
+the book — and, across a book's documents, by text repeated at the top or bottom of many of
+them (running headers, copyright footers). A short list of words ("next", "próximo", "назад")
+only widens what may stand beside such links; it never decides alone.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+from lxml import etree
+
+_EPUB_TYPE = "{http://www.idpf.org/2007/ops}type"
+_CHROME_TYPES = {
+    "toc", "doc-toc", "landmarks", "page-list", "doc-pagelist", "navigation", "contentinfo",
+    "backlink", "doc-backlink", "pagebreak", "doc-pagebreak",
+}  # fmt: skip
+_CHROME_CLASSES = {
+    "related", "navheader", "navfooter", "sphinxsidebar", "sphinxsidebarwrapper", "footer",
+    "breadcrumb", "breadcrumbs", "navbar", "navigation", "toc", "rst-footer-buttons",
+    "headerlink",
+}  # fmt: skip
+_NAV_RELS = {"next", "prev", "previous", "up", "home", "start", "contents", "index"}
+_BACKLINK = re.compile(r"^\s*(?:↩|↑|\^|\[?back\]?|\[?назад\]?)\s*$", re.IGNORECASE)
+_EXTERNAL = re.compile(r"^[a-z][a-z0-9+.-]*:", re.IGNORECASE)  # http:, mailto:, …
+# Words that may stand beside navigation links ("Previous: <a>…</a>", "Содержание | <a>…</a>").
+_NAV_WORDS = re.compile(
+    r"\b(?:next|previous|prev|up|home|top|back|contents|table of contents|index|topic|chapter|"
+    r"page|section|próximo|proximo|anterior|siguiente|suivant|précédent|sommaire|índice|indice|"
+    r"inicio|início|accueil|weiter|zurück|vor|inhalt|inhaltsverzeichnis|startseite|successivo|"
+    r"precedente|sommario|вперёд|вперед|назад|далее|содержание|оглавление|наверх|навигация|"
+    r"наступний|попередній|зміст|навігація)\b",
+    re.IGNORECASE,
+)
+_SEPARATORS = re.compile(r"[\s|»«·•/\\\-–—:;,.()\[\]<>←→↑↓^#*]+")
+_EDGE = 3  # blocks at each end of a document that may be a running header or footer
+
+
+def local_name(el: etree._Element) -> str:
+    tag = el.tag
+    return tag.rsplit("}", 1)[-1].lower() if isinstance(tag, str) else ""
+
+
+def is_chrome(el: etree._Element) -> bool:
+    """An element that is navigation by what it is: nav, a navigation role or class, a link
+    marked next/previous, a footnote's back-link."""
+    name = local_name(el)
+    if name == "nav":
+        return True
+    kinds = f"{el.get(_EPUB_TYPE) or el.get('epub:type') or ''} {el.get('role') or ''}".split()
+    if _CHROME_TYPES.intersection(kinds):
+        return True
+    if _CHROME_CLASSES.intersection((el.get("class") or "").split()):
+        return True
+    if name != "a" or not el.get("href"):
+        return False
+    if _NAV_RELS.intersection((el.get("rel") or "").lower().split()) or el.get("accesskey"):
+        return True
+    return bool(_BACKLINK.match("".join(el.itertext())))
+
+
+def is_toc_nav(root: etree._Element) -> bool:
+    """Whether a document holds an EPUB table of contents (a nav with epub:type toc)."""
+    for el in root.iter():
+        if local_name(el) == "nav":
+            kinds = f"{el.get(_EPUB_TYPE) or el.get('epub:type') or ''} {el.get('role') or ''}"
+            if {"toc", "doc-toc"}.intersection(kinds.split()):
+                return True
+    return False
+
+
+def is_link_list(el: etree._Element) -> bool:
+    """A block made only of links into the book (a contents list, "‹ Prev | Up | Next ›"):
+    everything outside its links is separators or navigation words."""
+    links = 0
+    outside: list[str] = []
+
+    def visit(node: etree._Element) -> bool:
+        nonlocal links
+        if local_name(node) == "a" and node.get("href") is not None:
+            if _EXTERNAL.match(node.get("href") or ""):
+                return False  # a reference to the outside world is content
+            if "".join(node.itertext()).strip():
+                links += 1
+        else:
+            outside.append(node.text or "")
+            for child in node:
+                if isinstance(child.tag, str) and not visit(child):
+                    return False
+        if node is not el:
+            outside.append(node.tail or "")
+        return True
+
+    if not visit(el) or links == 0:
+        return False
+    rest = _SEPARATORS.sub(" ", _NAV_WORDS.sub(" ", " ".join(outside)))
+    return not rest.strip()
+
+
+def repeated_edges(documents: list[list[str]]) -> set[str]:
+    """Texts found among the first or last few blocks of many documents: running headers and
+    footers (a copyright line on every page of a manual). Each document is a list of block
+    texts; a text counts once per document, and must recur in at least three documents and a
+    quarter of those with text."""
+    seen: Counter[str] = Counter()
+    with_text = 0
+    for blocks in documents:
+        if not blocks:
+            continue
+        with_text += 1
+        seen.update({edge_key(t) for t in (*blocks[:_EDGE], *blocks[-_EDGE:])})
+    need = max(3, with_text / 4)
+    return {text for text, n in seen.items() if n >= need and text}
+
+
+def edge_key(text: str) -> str:
+    """How a block's text is compared with the other documents' (case and spacing aside)."""
+    return " ".join(text.casefold().split())

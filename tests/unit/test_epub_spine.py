@@ -1,0 +1,335 @@
+"""EPUBs whose spine holds more than the table of contents: other languages, notes, chrome.
+
+The books are written here as ZIP archives (container.xml, OPF, nav, XHTML), shaped after
+Sphinx's multilingual EPUBs: an English table of contents, translations in their own folders
+with a nav each, navigation bars and a copyright footer on every page.
+"""
+
+from __future__ import annotations
+
+import io
+import zipfile
+
+import pytest
+
+from mirage_pipeline.chunking import ChunkingPolicy, chunk_document
+from mirage_pipeline.parsing import parse_document
+from mirage_pipeline.parsing.model import ParsedDocument, Section
+
+CONTAINER = """<?xml version="1.0"?>
+<container version="1.0" xmlns="urn:oasis:names:tc:opendocument:xmlns:container">
+  <rootfiles><rootfile full-path="OEBPS/content.opf"
+    media-type="application/oebps-package+xml"/></rootfiles>
+</container>"""
+
+FOOTER = "© Copyright 2010-2024, The Packaging Team. Created using Sphinx."
+
+
+def _page(
+    title: str, body: str, *, nav: tuple[str, str, str] = ("", "", ""), lang: str = ""
+) -> str:
+    """A Sphinx-like page: related-navigation bars above and below, a footer."""
+    heading, forward, back = nav
+    related = (
+        f'<div class="related" role="navigation"><h3>{heading}</h3><ul>'
+        f'<li><a href="b.xhtml" accesskey="N">{forward}</a></li>'
+        f'<li><a href="a.xhtml">{back}</a> |</li>'
+        f'<li><a href="index.xhtml">Guide</a> &#187;</li></ul></div>'
+        if heading
+        else ""
+    )
+    attr = f' lang="{lang}" xml:lang="{lang}"' if lang else ""
+    return (
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        f'<html xmlns="http://www.w3.org/1999/xhtml"{attr}><head><title>{title}</title></head>'
+        f'<body>{related}<div class="body" role="main">{body}</div>{related}'
+        f'<div class="footer" role="contentinfo">{FOOTER}</div></body></html>'
+    )
+
+
+def _nav(lang: str, links: list[tuple[str, str]]) -> str:
+    """A navigation document; a link text starting with '>' nests under the one before."""
+    items = ""
+    for href, text in links:
+        link = f'<a href="{href}">{text.lstrip(">")}</a>'
+        if text.startswith(">"):
+            items = items.removesuffix("</li>") + f"<ol><li>{link}</li></ol></li>"
+        else:
+            items += f"<li>{link}</li>"
+    return (
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        '<html xmlns="http://www.w3.org/1999/xhtml" xmlns:epub="http://www.idpf.org/2007/ops"'
+        f' lang="{lang}" xml:lang="{lang}"><head><title>Table of Contents</title></head><body>'
+        f'<nav epub:type="toc"><h1>Table of Contents</h1><ol>{items}</ol></nav></body></html>'
+    )
+
+
+def _epub(
+    files: dict[str, str], spine: list[str], *, language: str = "en", broken: bool = False
+) -> bytes:
+    """An EPUB 3 of `files` (paths under OEBPS/); `nav.xhtml` is the package's nav; spine
+    items ending in '?' are linear="no". `broken` names a missing file in the manifest, which
+    ebooklib refuses, so the archive is read leniently."""
+    manifest = [
+        f'<item id="i{n}" href="{path}" media-type="application/xhtml+xml"'
+        + (' properties="nav"' if path == "nav.xhtml" else "")
+        + "/>"
+        for n, path in enumerate(files)
+    ]
+    if broken:
+        manifest.append('<item id="css" href="missing.css" media-type="text/css"/>')
+    ids = {path: f"i{n}" for n, path in enumerate(files)}
+    refs = [
+        f'<itemref idref="{ids[p.rstrip("?")]}"'
+        + (' linear="no"' if p.endswith("?") else "")
+        + "/>"
+        for p in spine
+    ]
+    opf = f"""<?xml version="1.0" encoding="UTF-8"?>
+<package xmlns="http://www.idpf.org/2007/opf" version="3.0" unique-identifier="id">
+  <metadata xmlns:dc="http://purl.org/dc/elements/1.1/">
+    <dc:identifier id="id">test-book</dc:identifier><dc:title>Packaging Guide</dc:title>
+    <dc:language>{language}</dc:language><dc:creator>The Packaging Team</dc:creator>
+    <meta property="dcterms:modified">2024-01-01T00:00:00Z</meta>
+  </metadata>
+  <manifest>{"".join(manifest)}</manifest>
+  <spine>{"".join(refs)}</spine>
+</package>"""
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as archive:
+        archive.writestr("mimetype", "application/epub+zip", compress_type=zipfile.ZIP_STORED)
+        archive.writestr("META-INF/container.xml", CONTAINER)
+        archive.writestr("OEBPS/content.opf", opf)
+        for path, text in files.items():
+            archive.writestr(f"OEBPS/{path}", text)
+    return out.getvalue()
+
+
+EN_INTRO = (
+    "<h1>1. Introduction</h1><p>Ubuntu is made of thousands of packages, and this guide "
+    "shows how they are built and fixed.</p>"
+)
+EN_SETUP = (
+    "<h1>2. Getting set up</h1><p>There are a number of things you need to do before you "
+    "start working on packages.</p><section id='keys'><h2>2.1. Keys</h2><p>Create your GPG "
+    "key with the gpg tool; it is used to sign every upload.</p></section>"
+)
+RU_INTRO = (
+    "<h1>1. Введение</h1><p>Ubuntu состоит из тысяч пакетов, и это руководство показывает, "
+    "как их собирать и исправлять.</p><h2>1.1. Сообщество</h2><p>Разработчики общаются в "
+    "списках рассылки и в чатах.</p>"
+)
+PT_INTRO = (
+    "<h1>1. Introdução</h1><p>O Ubuntu é feito de milhares de pacotes, e este guia mostra "
+    "como eles são construídos e corrigidos.</p>"
+)
+DE_EXTRA = (
+    "<h1>Anhang</h1><p>Die Werkzeuge sind in dem Paket ubuntu-dev-tools enthalten, das Sie "
+    "mit apt installieren können.</p>"
+)
+
+
+def _multilingual(broken: bool = False) -> bytes:
+    ru_nav = ("Навигация", "вперёд", "назад")
+    files = {
+        "nav.xhtml": _nav(
+            "en",
+            [
+                ("guide/intro.xhtml", "Introduction"),
+                ("guide/setup.xhtml", "Getting set up"),
+                ("guide/setup.xhtml#keys", ">Keys"),
+            ],
+        ),
+        "guide/intro.xhtml": _page(
+            "1. Introduction", EN_INTRO, nav=("Navigation", "next", "previous")
+        ),
+        "guide/setup.xhtml": _page(
+            "2. Getting set up", EN_SETUP, nav=("Navigation", "next", "previous")
+        ),
+        # A chapter split over two files: no heading, same folder, read on in order.
+        "guide/setup-2.xhtml": _page(
+            "2. Getting set up", "<p>Then upload the key to Launchpad so that it knows you.</p>"
+        ),
+        "guide/notes.xhtml": _page(
+            "Notes",
+            "<h1>Notes</h1><p>These notes were written by the translators of the guide.</p>",
+        ),
+        "ru/nav.xhtml": _nav("ru", [("guide/intro.xhtml", "Введение")]),
+        "ru/guide/intro.xhtml": _page("1. Введение", RU_INTRO, nav=ru_nav),
+        "ru/guide/thanks.xhtml": _page(
+            "Благодарности",
+            "<p>Спасибо всем, кто переводил это руководство на русский язык.</p>",
+            nav=ru_nav,
+        ),
+        "pt_BR/nav.xhtml": _nav("pt-BR", [("guide/intro.xhtml", "Introdução")]),
+        "pt_BR/guide/intro.xhtml": _page(
+            "1. Introdução", PT_INTRO, nav=("Navegação", "próximo", "anterior")
+        ),
+        "de/guide/extra.xhtml": _page("Anhang", DE_EXTRA, lang="de"),
+    }
+    spine = [
+        "guide/intro.xhtml",
+        "guide/setup.xhtml",
+        "guide/setup-2.xhtml",
+        "guide/notes.xhtml",
+        "ru/nav.xhtml?",
+        "ru/guide/intro.xhtml?",
+        "ru/guide/thanks.xhtml?",
+        "pt_BR/nav.xhtml?",
+        "pt_BR/guide/intro.xhtml?",
+        "de/guide/extra.xhtml?",
+    ]
+    return _epub(files, spine, broken=broken)
+
+
+def _tree(doc: ParsedDocument) -> list[tuple[int, str]]:
+    return [(t["level"], t["title"]) for t in doc.toc()]
+
+
+def _text_under(section: Section) -> str:
+    return " ".join(b.text for _, s in section.walk() for b in s.blocks)
+
+
+def _chunks(doc: ParsedDocument):
+    return chunk_document(doc, lambda t: len(t.split()) + 2, ChunkingPolicy.for_window(512))
+
+
+@pytest.mark.parametrize("broken", [False, True], ids=["ebooklib", "lenient"])
+def test_documents_outside_the_toc_get_their_own_sections(broken: bool) -> None:
+    doc = parse_document(_multilingual(broken), "guide.epub")
+    assert bool(doc.warnings) == broken
+    assert _tree(doc) == [
+        (1, "Introduction"),
+        (1, "Getting set up"),
+        (2, "Keys"),
+        (1, "Notes"),  # English, but not in the TOC and with a heading of its own
+        (1, "1. Введение"),
+        (2, "1.1. Сообщество"),
+        (1, "Благодарности"),  # no heading: its <title>
+        (1, "1. Introdução"),
+        (1, "Anhang"),
+    ]
+    chapters = {s.title: s for s in doc.root.children}
+    setup = _text_under(chapters["Getting set up"])
+    assert "upload the key to Launchpad" in setup  # the split chapter's second file
+    for english in ("Introduction", "Getting set up", "Notes"):
+        text = _text_under(chapters[english])
+        assert not any("а" <= ch <= "я" for ch in text), english
+        assert "pacotes" not in text and "Werkzeuge" not in text
+
+
+@pytest.mark.parametrize("broken", [False, True], ids=["ebooklib", "lenient"])
+def test_navigation_chrome_is_dropped_in_every_language(broken: bool) -> None:
+    doc = parse_document(_multilingual(broken), "guide.epub")
+    titles = [title for _, title in _tree(doc)]
+    assert not {"Navigation", "Навигация", "Navegação", "Table of Contents"} & set(titles)
+    text = " ".join(b.text for _, s in doc.root.walk() for b in s.blocks)
+    for chrome in ("next", "previous", "вперёд", "назад", "próximo", "anterior", "»", "Copyright"):
+        assert chrome not in text
+    assert "Create your GPG key" in text and "Спасибо всем" in text
+
+
+def test_each_document_sets_its_chunks_language() -> None:
+    doc = parse_document(_multilingual(), "guide.epub")
+    by_chapter = {}
+    for chunk in _chunks(doc):
+        by_chapter.setdefault(chunk.structure["chapter"], set()).add(chunk.lang)
+    assert by_chapter == {
+        "Introduction": {"en"},
+        "Getting set up": {"en"},
+        "Notes": {"en"},
+        "1. Введение": {"ru"},  # from ru/nav.xhtml: the page itself declares nothing
+        "Благодарности": {"ru"},
+        "1. Introdução": {"pt"},  # pt-BR → pt
+        "Anhang": {"de"},  # declared on its <html>
+    }
+
+
+def test_undeclared_documents_take_the_language_of_their_text() -> None:
+    files = {
+        "nav.xhtml": _nav("en", [("one.xhtml", "One")]),
+        "one.xhtml": _page(
+            "One", "<h1>One</h1><p>This chapter is in English, as the book says.</p>"
+        ),
+        "deux.xhtml": _page(
+            "Deux",
+            "<h1>Deux</h1><p>Ce chapitre est écrit en français, et il ne le dit pas dans son "
+            "code : le texte suffit pour le savoir.</p>",
+        ),
+        # The page template says English, the text is Russian: the alphabet wins.
+        "three.xhtml": _page(
+            "Три",
+            "<h1>Три</h1><p>Эта глава написана по-русски, хотя шаблон говорит иначе.</p>",
+            lang="en",
+        ),
+        "figure.xhtml": _page("Figure", "<p>1914–1918</p>"),  # no words: the book's language
+        "quote.xhtml": _page(
+            "Quote",
+            "<h1>Quote</h1><p>He wrote it down in Latin.</p>"
+            '<blockquote xml:lang="la">Omnia mutantur, nihil interit.</blockquote>',
+            lang="en",
+        ),
+    }
+    doc = parse_document(
+        _epub(files, ["one.xhtml", "deux.xhtml", "three.xhtml", "figure.xhtml", "quote.xhtml"]),
+        "book.epub",
+    )
+    langs = {s.title: {b.lang for b in s.blocks} for _, s in doc.root.walk() if s.blocks}
+    assert langs == {
+        "One": {"en"},
+        "Deux": {"fr"},
+        "Три": {"ru"},
+        "Figure": {"en"},
+        "Quote": {"en", "la"},
+    }
+
+
+def test_repeated_footers_and_link_lists_are_left_out_without_class_names() -> None:
+    footer = "<p>Copyright 2024 Example Press. All rights reserved.</p>"
+    contents = (
+        "<h2>Contents</h2><ul><li><a href='c1.xhtml'>The Start</a></li>"
+        "<li><a href='c2.xhtml'>The Middle</a></li></ul>"
+    )
+    sources = (
+        "<h2>Sources</h2><ul><li><a href='https://example.org/a'>The archive</a></li>"
+        "<li><a href='https://example.org/b'>The letters</a></li></ul>"
+    )
+    plain = '<?xml version="1.0"?><html xmlns="http://www.w3.org/1999/xhtml"><body>{}</body></html>'
+    files = {
+        "nav.xhtml": _nav("en", [(f"c{n}.xhtml", f"Chapter {n}") for n in range(1, 5)]),
+        "c1.xhtml": plain.format(
+            f"<h1>Chapter 1</h1>{contents}<h2>Spring</h2><p>It began in spring.</p>{footer}"
+        ),
+        "c2.xhtml": plain.format(f"<h1>Chapter 2</h1><p>Summer came.</p>{footer}"),
+        "c3.xhtml": plain.format(f"<h1>Chapter 3</h1><p>Autumn was wet.</p>{sources}{footer}"),
+        "c4.xhtml": plain.format(f"<h1>Chapter 4</h1><p>Winter ended it.</p>{footer}"),
+    }
+    doc = parse_document(_epub(files, [f"c{n}.xhtml" for n in range(1, 5)]), "b.epub")
+    text = " ".join(b.text for _, s in doc.root.walk() for b in s.blocks)
+    assert "Copyright" not in text and "The Start" not in text
+    assert "The archive" in text and "It began in spring." in text
+    titles = [title for _, title in _tree(doc)]
+    assert "Contents" not in titles  # its only content was the link list
+    assert "Sources" in titles
+
+
+def test_a_book_without_repeats_keeps_a_once_only_paragraph() -> None:
+    files = {
+        "nav.xhtml": _nav("en", [("c1.xhtml", "One"), ("c2.xhtml", "Two")]),
+        "c1.xhtml": _page("One", "<h1>One</h1><p>All rights reserved by the narrator.</p>"),
+        "c2.xhtml": _page("Two", "<h1>Two</h1><p>All rights reserved by the narrator.</p>"),
+    }
+    doc = parse_document(_epub(files, ["c1.xhtml", "c2.xhtml"]), "b.epub")
+    text = [b.text for _, s in doc.root.walk() for b in s.blocks]
+    assert text.count("All rights reserved by the narrator.") == 2  # two documents are not many
+
+
+def test_toc_entries_on_empty_files_keep_their_sections() -> None:
+    files = {
+        "nav.xhtml": _nav("en", [("part1.xhtml", "Part One"), ("ch1.xhtml", ">The Start")]),
+        "part1.xhtml": '<html xmlns="http://www.w3.org/1999/xhtml"><body><img src="p.png"/></body>'
+        "</html>",
+        "ch1.xhtml": _page("The Start", "<h1>The Start</h1><p>It began in spring.</p>"),
+    }
+    doc = parse_document(_epub(files, ["part1.xhtml", "ch1.xhtml"]), "b.epub")
+    assert _tree(doc) == [(1, "Part One"), (2, "The Start")]
