@@ -75,7 +75,8 @@ class SearchPlan:
 class QueryTerms:
     """The full-text leg's inputs: which lexemes pick candidates, and every one's weight."""
 
-    pick: str | None = None  # tsquery text: any informative lexeme (or all, if none is)
+    pick_configs: list[str] = field(default_factory=list)  # per configuration: its tsquery
+    picks: list[str] = field(default_factory=list)  # any informative lexeme (or all of them)
     lemma_pick: str | None = None
     configs: list[str] = field(default_factory=list)  # per lexeme: its configuration
     lexemes: list[str] = field(default_factory=list)  # per lexeme: a one-lexeme tsquery
@@ -103,18 +104,16 @@ async def query_terms(conn: AsyncConnection, text: str, stats: IndexStats) -> Qu
     by_config: dict[str, list[str]] = {}
     for cfg, lexeme in found:
         by_config.setdefault(cfg, []).append(lexeme)
-    picks = set()  # per configuration: any informative lexeme, or all of them if none is
-    for lexemes in by_config.values():
-        rare = [_quoted(x) for x in lexemes if not tsv.is_common(x)]
-        if rare:
-            picks.update(rare)
-        else:
-            picks.add("(" + " & ".join(_quoted(x) for x in lexemes) + ")")
-    pick = " | ".join(sorted(picks)) or None
+    picks = {}  # per configuration: any informative lexeme, or all of them if none is
+    for cfg, lexemes in by_config.items():
+        rare = [_quoted(x) for x in dict.fromkeys(lexemes) if not tsv.is_common(x)]
+        common = [_quoted(x) for x in dict.fromkeys(lexemes)]
+        picks[cfg] = " | ".join(rare) if rare else " & ".join(common)
     lemmas = query_lemmas(text)
     rare_lemmas = [x for x in lemmas if not lemma_tsv.is_common(x)]
     return QueryTerms(
-        pick=pick,
+        pick_configs=list(picks),
+        picks=list(picks.values()),
         lemma_pick=" | ".join(_quoted(x) for x in rare_lemmas) or None,
         configs=[cfg for cfg, _ in found],
         lexemes=[_quoted(lexeme) for _, lexeme in found],
@@ -146,7 +145,8 @@ def search_statement(
         "candidates": candidates,
         "part_candidates": 2 * candidates,
         "text_pool": max(TEXT_POOL, candidates),
-        "t_pick": terms.pick,
+        "p_cfg": terms.pick_configs,
+        "p_q": terms.picks,
         "l_pick": terms.lemma_pick,
         "t_cfg": terms.configs,
         "t_q": terms.lexemes,

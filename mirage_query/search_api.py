@@ -12,6 +12,8 @@ from litestar.exceptions import NotFoundException
 from psycopg import AsyncConnection
 
 from mirage_pipeline.embedders import Embedder
+from mirage_pipeline.embedders.centering import center_query
+from mirage_pipeline.store.schema import EmbeddingIndex
 from mirage_query.schemas import (
     BatchRequest,
     BatchResponse,
@@ -45,10 +47,13 @@ async def _project_and_vectors(
 async def _embed(request: Request, queries: list[str]) -> list[np.ndarray]:
     """The queries' vectors, embedded side by side (the embedder has an engine per core)."""
     embedder: Embedder = request.app.state.embedder
+    index: EmbeddingIndex = request.app.state.index
     vectors: list[np.ndarray] = [np.empty(0)] * len(queries)
 
     async def one(i: int, query: str) -> None:
-        vectors[i] = await anyio.to_thread.run_sync(embedder.embed_query, clean_query(query))
+        vector = await anyio.to_thread.run_sync(embedder.embed_query, clean_query(query))
+        # in the form the index stores passages in (language centering)
+        vectors[i] = center_query(vector, query, index.model, index.vector_form)
 
     async with anyio.create_task_group() as group:
         for i, query in enumerate(queries):

@@ -68,23 +68,36 @@ terms AS MATERIALIZED (
 lemma_terms AS MATERIALIZED (
     SELECT t.q::tsquery AS q, t.w FROM unnest(%(l_q)s::text[], %(l_w)s::float8[]) AS t(q, w)
 ),
-txt_pool AS (
-    SELECT c.id, c.tsv, c.lemma_tsv, mirage_text_config(c.lang) AS cfg
+picks AS MATERIALIZED (
+    SELECT t.cfg::regconfig AS cfg, t.q::tsquery AS q
+    FROM unnest(%(p_cfg)s::text[], %(p_q)s::text[]) AS t(cfg, q)
+),
+txt_matches AS (
+    SELECT c.id, p.cfg, ts_rank(c.tsv, p.q) AS quick
+    FROM picks p
+    JOIN chunks c ON c.tsv @@ p.q AND mirage_text_config(c.lang) = p.cfg
+    WHERE c.index_id = {index_id} AND c.project_id = %(project_id)s {filters}
+    UNION ALL
+    SELECT c.id, mirage_text_config(c.lang), ts_rank(c.lemma_tsv, %(l_pick)s::tsquery)
     FROM chunks c
     WHERE c.index_id = {index_id} AND c.project_id = %(project_id)s {filters}
-      AND (c.tsv @@ %(t_pick)s::tsquery OR c.lemma_tsv @@ %(l_pick)s::tsquery)
-    ORDER BY coalesce(ts_rank(c.tsv, %(t_pick)s::tsquery), 0)
-           + coalesce(ts_rank(c.lemma_tsv, %(l_pick)s::tsquery), 0) DESC
+      AND c.lemma_tsv @@ %(l_pick)s::tsquery
+),
+txt_pool AS (
+    SELECT id, max(cfg::text)::regconfig AS cfg
+    FROM txt_matches
+    GROUP BY id
+    ORDER BY sum(quick) DESC
     LIMIT %(text_pool)s
 ),
 txt AS (
     SELECT id, score, row_number() OVER (ORDER BY score DESC, id) AS rank FROM (
         SELECT p.id,
-               (SELECT coalesce(sum(t.w * ts_rank(p.tsv, t.q, 1)), 0)
+               (SELECT coalesce(sum(t.w * ts_rank(c.tsv, t.q, 1)), 0)
                 FROM terms t WHERE t.cfg = p.cfg)
-             + (SELECT coalesce(sum(l.w * ts_rank(p.lemma_tsv, l.q, 1)), 0)
+             + (SELECT coalesce(sum(l.w * ts_rank(c.lemma_tsv, l.q, 1)), 0)
                 FROM lemma_terms l) AS score
-        FROM txt_pool p
+        FROM txt_pool p JOIN chunks c ON c.id = p.id
     ) s
     WHERE score > 0
     ORDER BY score DESC, id

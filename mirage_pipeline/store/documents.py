@@ -15,6 +15,7 @@ from psycopg.types.json import Jsonb
 from mirage_pipeline.chunking import Chunk
 from mirage_pipeline.store.parts import write_parts
 from mirage_pipeline.store.schema import EmbeddingIndex
+from mirage_pipeline.store.vector_forms import stored_vectors
 
 
 def connect(url: str) -> psycopg.Connection:
@@ -196,13 +197,15 @@ def _plan_write(rows: list[tuple], chunks: Sequence[Chunk]) -> _WritePlan:
             used.add(row[0])
         else:
             waiting.append(i)
-    free: dict[str, list[int]] = {}
+    # a row is reused for the same text in the same language (its vector is stored in the
+    # form of its language: store/vector_forms.py)
+    free: dict[tuple[str, str], list[int]] = {}
     for row in rows:
         if row[0] not in used:
-            free.setdefault(row[2], []).append(row[0])
+            free.setdefault((row[2], row[5]), []).append(row[0])
     for i in waiting:
         chunk = chunks[i]
-        same_text = free.get(chunk.content_hash)
+        same_text = free.get((chunk.content_hash, chunk.lang))
         if same_text:
             row_id = same_text.pop()
             used.add(row_id)
@@ -226,6 +229,7 @@ def _copy_chunks(
     embeddings: np.ndarray,
     which: list[int],
 ) -> None:
+    stored = stored_vectors(index, embeddings[which], [chunks[i].lang for i in which])
     with conn.cursor().copy(
         "COPY chunks (index_id, document_id, project_id, position, content, structure,"
         " metadata, content_hash, lang, lemmas, embedding) FROM STDIN WITH (FORMAT BINARY)"
@@ -245,7 +249,7 @@ def _copy_chunks(
                 "vector",
             ]
         )
-        for i in which:
+        for i, vector in zip(which, stored, strict=True):
             chunk = chunks[i]
             copy.write_row(
                 (
@@ -259,7 +263,7 @@ def _copy_chunks(
                     chunk.content_hash,
                     chunk.lang,
                     chunk.lemmas or None,
-                    embeddings[i],
+                    vector,
                 )
             )
 

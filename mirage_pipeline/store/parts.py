@@ -12,6 +12,7 @@ from pgvector import HalfVector
 
 from mirage_pipeline.chunking import Chunk
 from mirage_pipeline.store.schema import EmbeddingIndex
+from mirage_pipeline.store.vector_forms import stored_vectors
 
 
 def write_parts(
@@ -37,6 +38,8 @@ def write_parts(
         (document_id, index.id),
     ).fetchall()
     missing = {position: row_id for row_id, position, has_parts in rows if not has_parts}
+    languages = [c.lang for c in chunks for _ in c.parts]
+    part_embeddings = stored_vectors(index, part_embeddings, languages)
     written = 0
     with conn.cursor().copy(
         "COPY chunk_parts (chunk_id, part, index_id, project_id, embedding)"

@@ -10,6 +10,8 @@ from importlib import resources
 import psycopg
 from psycopg import sql
 
+from mirage_pipeline.embedders.centering import vector_form
+
 log = logging.getLogger(__name__)
 
 # Any constant: every process that migrates takes this lock, so concurrent start-ups serialise.
@@ -28,6 +30,7 @@ class EmbeddingIndex:
     id: int
     model: str
     dimension: int
+    vector_form: str | None = None  # how stored vectors are transformed (store/vector_forms.py)
 
     @property
     def hnsw_name(self) -> str:
@@ -79,7 +82,9 @@ def apply_migrations(conn: psycopg.Connection) -> list[int]:
 
 
 def read_embedding_indexes(conn: psycopg.Connection) -> list[EmbeddingIndex]:
-    rows = conn.execute("SELECT id, model, dimension FROM embedding_indexes ORDER BY id")
+    rows = conn.execute(
+        "SELECT id, model, dimension, vector_form FROM embedding_indexes ORDER BY id"
+    )
     return [EmbeddingIndex(*row) for row in rows.fetchall()]
 
 
@@ -91,14 +96,16 @@ def bind_embedding_index(conn: psycopg.Connection, model: str, dimension: int) -
     """
     with conn.transaction():
         conn.execute("SELECT pg_advisory_xact_lock(%s)", (_MIGRATION_LOCK,))
+        form = vector_form(model)
         row = conn.execute(
-            "SELECT id, model, dimension FROM embedding_indexes WHERE model = %s", (model,)
+            "SELECT id, model, dimension, vector_form FROM embedding_indexes WHERE model = %s",
+            (model,),
         ).fetchone()
         if row is None:
             row = conn.execute(
-                "INSERT INTO embedding_indexes (model, dimension) VALUES (%s, %s)"
-                " RETURNING id, model, dimension",
-                (model, dimension),
+                "INSERT INTO embedding_indexes (model, dimension, vector_form)"
+                " VALUES (%s, %s, %s) RETURNING id, model, dimension, vector_form",
+                (model, dimension, form),
             ).fetchone()
             index = EmbeddingIndex(*row)
             log.info("new embedding index %d for %s (%d-d)", index.id, model, dimension)
@@ -118,6 +125,12 @@ def bind_embedding_index(conn: psycopg.Connection, model: str, dimension: int) -
         index = EmbeddingIndex(*row)
         if index.dimension == dimension:
             _create_parts_index(conn, index)  # an index made before windows existed
+            if form is not None and index.vector_form is None:
+                from mirage_pipeline.store.vector_forms import convert_raw_index
+
+                rows = convert_raw_index(conn, index, form)
+                log.info("index %d: %d chunk vectors converted to %s", index.id, rows, form)
+                index = EmbeddingIndex(index.id, index.model, index.dimension, form)
     if index.dimension != dimension:
         raise IndexModelMismatch(
             f"MIRAGE_EMBEDDER {model} now gives {dimension}-d vectors, but its index holds "

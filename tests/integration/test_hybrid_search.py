@@ -10,6 +10,7 @@ import pytest
 from litestar.testing import AsyncTestClient
 from psycopg import sql
 
+from mirage_pipeline.embedders.centering import FORM, center_passages, center_query
 from mirage_pipeline.settings import Settings
 from mirage_pipeline.store import prepare_database
 from mirage_pipeline.store.documents import connect
@@ -163,9 +164,11 @@ async def test_a_sentence_inside_a_long_passage_is_matched_by_its_window(seeded,
     query = "what colour was the lighthouse painted"
     hits = await search(client, {"query": query, "mode": "vector", "limit": 1})
     assert hits[0]["content"] == LONG.content
+    model = local_embedder.name
+    passage = local_embedder.embed_passages([f"guide.md > {LONG.section}\n\n{LONG.content}"])
     chunk_only = float(
-        local_embedder.embed_query(query)
-        @ local_embedder.embed_passages([f"guide.md > {LONG.section}\n\n{LONG.content}"])[0]
+        center_query(local_embedder.embed_query(query), query, model, FORM)
+        @ center_passages(passage, ["en"], model, FORM)[0]
     )
     assert hits[0]["scores"]["vector"] > chunk_only + 0.01
 
@@ -308,7 +311,13 @@ def test_hybrid_statement_uses_the_models_hnsw_indexes(database_url, local_embed
     index = prepare_database(database_url, local_embedder.name, local_embedder.dimension)
     project = uuid.UUID(int=0)
     vector = local_embedder.embed_query("x")
-    terms = QueryTerms(pick="'install'", configs=["english"], lexemes=["'install'"], weights=[1])
+    terms = QueryTerms(
+        pick_configs=["english"],
+        picks=["'install'"],
+        configs=["english"],
+        lexemes=["'install'"],
+        weights=[1],
+    )
     with connect(database_url) as conn:
         conn.execute("SET enable_seqscan = off")
         for filters, indexes in (

@@ -68,8 +68,11 @@ CREATE TABLE chunk_parts (
     PRIMARY KEY (chunk_id, part)
 );
 
--- Chunks written before have no lemmas: re-index the projects that hold Cyrillic text (the
--- documents sensor turns each request into runs; embeddings come from the cache).
+-- Chunks written before have no lemmas and no windows: re-index every project that has
+-- chunks (the documents sensor turns each request into runs; embeddings of unchanged text come
+-- from the cache).
 INSERT INTO reindex_requests (project)
-SELECT DISTINCT p.name FROM projects p
-WHERE EXISTS (SELECT 1 FROM chunks c WHERE c.project_id = p.id AND c.content ~ '[А-Яа-яЁё]');
+SELECT p.name FROM projects p WHERE EXISTS (SELECT 1 FROM chunks c WHERE c.project_id = p.id);
+
+-- How an index's vectors are stored (embedders/centering.py): NULL is as the model gives them.
+ALTER TABLE embedding_indexes ADD COLUMN vector_form text;
