@@ -154,7 +154,7 @@ def _readable_lines(
     encodings: list[str] = []
     if plan is not None:
         pdf_encodings.install_unicode_maps(doc, fonts, plan)
-        pages = extract_lines(doc, plan.fix, plan.fonts)
+        pages = extract_lines(doc, plan.fix, plan.fonts, line_fix=plan.fix_line)
         for encoding, numbers in pdf_encodings.redecoded_pages(pages, plan).items():
             label = pdf_encodings.LABELS.get(encoding, encoding)
             warnings.append(

@@ -85,7 +85,12 @@ class Redecoding:
         text = text.translate(_DROPPED[encoding])
         if encoding in ("T2A", "LCY") and any(c in text for c in _TWIN_LETTERS):
             text = _WORD.sub(_cyrillic_twins, text)
-            text = _LONE_TWIN.sub(lambda m: _TWIN_LETTERS[m.group()], text)
+        return text
+
+    def fix_line(self, text: str) -> str:
+        """A lone i between Cyrillic words (spans of their own) is the Ukrainian "і"."""
+        if ("i" in text or "I" in text) and not {"T2A", "LCY"}.isdisjoint(self.encodings.values()):
+            return _LONE_TWIN.sub(lambda m: _TWIN_LETTERS[m.group()], text)
         return text
 
 
@@ -159,7 +164,7 @@ def _best_encoding(font: Font, text: str) -> str:
     return best
 
 
-def _plausible(text: str, share: float, letters: int) -> bool:
+def _plausible(text: str, share: float, letters: float) -> bool:
     good, total = _plausibility(text)
     return good >= letters and good >= share * total
 
@@ -176,20 +181,23 @@ def _decode(text: str, encoding: str) -> str:
     return "".join(out)
 
 
-def _plausibility(text: str) -> tuple[int, int]:
-    """Letters in plausible Cyrillic words (common letters of Slavic languages, in lower,
-    Title or UPPER case), and all letters, of the words of two letters or more that have
-    non-ASCII letters."""
-    good = total = 0
+def _plausibility(text: str) -> tuple[float, int]:
+    """How many letters form plausible Cyrillic words — all Cyrillic, in lower, Title or UPPER
+    case; a word with rarer letters (Ӕ, Ђ, ј) counts ¾ — and how many letters there are,
+    in the words of two letters or more that have non-ASCII letters."""
+    good = 0.0
+    total = 0
     for word in _WORD.findall(text):
         if len(word) < 2 or word.isascii():
             continue
         total += len(word)
         letters = "".join(_TWIN_LETTERS.get(c, c) for c in word)
-        if all(c in _COMMON_CYRILLIC for c in letters) and (
-            letters.islower() or letters.isupper() or letters[1:].islower()
-        ):
+        if not (letters.islower() or letters.isupper() or letters[1:].islower()):
+            continue
+        if all(c in _COMMON_CYRILLIC for c in letters):
             good += len(word)
+        elif all("\u0400" <= c <= "\u04ff" for c in letters):
+            good += 0.75 * len(word)
     return good, total
 
 

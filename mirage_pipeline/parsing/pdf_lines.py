@@ -59,6 +59,7 @@ class PageLines:
 
 # Rewrites the text of one span set in the given font (re-decoded legacy encodings).
 SpanFix = Callable[[str, str], str]
+LineFix = Callable[[str], str]
 # Spans of each font's text kept in `samples`: the first ones, then only non-ASCII ones.
 _SAMPLE_SPANS = 100
 _SAMPLE_NON_ASCII_SPANS = 400
@@ -69,9 +70,11 @@ def extract_lines(
     fix: SpanFix | None = None,
     fixed_fonts: frozenset[str] = frozenset(),
     samples: dict[str, list[str]] | None = None,
+    line_fix: LineFix | None = None,
 ) -> list[PageLines]:
     """Every page's lines and how many characters each font sets on it. Spans in
-    `fixed_fonts` pass through `fix`; the first spans of each font go to `samples`."""
+    `fixed_fonts` pass through `fix`, lines with such spans through `line_fix`; the first
+    spans of each font go to `samples`."""
     pages: list[PageLines] = []
     block_id = 0
     styles: dict[tuple[str, int], tuple[bool, bool]] = {}  # (font, flags) → (bold, mono)
@@ -97,12 +100,14 @@ def extract_lines(
             block_id += 1
             for line in block["lines"]:
                 spans = []
+                fixed = False
                 for s in line["spans"]:
                     if not s["text"]:
                         continue
                     font = s["font"]
                     if fix is not None and font in fixed_fonts:
                         s["text"] = fix(font, s["text"])
+                        fixed = True
                     fonts[font] = fonts.get(font, 0) + len(s["text"])
                     if samples is not None:
                         sample = samples.setdefault(font, [])
@@ -123,6 +128,8 @@ def extract_lines(
                     for s in spans:
                         weights[(round(s["size"], 1), *style(s))] += len(s["text"].strip()) or 1
                     (size, bold, mono), _ = weights.most_common(1)[0]
+                if fixed and line_fix is not None:
+                    text = line_fix(text)
                 if not text:
                     continue
                 x0, y0, _, y1 = line["bbox"]
