@@ -9,6 +9,8 @@ import re
 
 import pymupdf
 
+from mirage_pipeline.language import identify_language, normalise_language
+from mirage_pipeline.parsing import pdf_encodings, pdf_fonts
 from mirage_pipeline.parsing.model import Block, ParsedDocument, ParseError, Section
 from mirage_pipeline.parsing.pdf_contents import apply_contents, read_contents
 from mirage_pipeline.parsing.pdf_headings import Heading, detect_headings, locate_outline
@@ -25,9 +27,13 @@ from mirage_pipeline.parsing.pdf_tables import Table, find_tables
 
 # A PDF where (nearly) no page has text, or with only a few characters per page on average,
 # is a scan, or a broken build with an outline and no body (page numbers and stray URLs only).
+# Pages with short prose (a line of words each) make a document all the same.
 _PAGE_TEXT_MIN = 20
 _TEXT_PAGES_MIN_SHARE = 0.1
 _AVERAGE_CHARS_MIN = 50
+_PROSE_PAGES_MIN_SHARE = 0.5
+_PROSE = re.compile(r"[^\W\d_]{2,}\s+[^\W\d_]{2,}")
+_LANGUAGE_SAMPLE = 80  # lines, about the 4 000 characters identify_language reads
 _WORD_CHAR = re.compile(r"\w")
 # Prefixes whose hyphen is part of the word (non-privileged, self-contained, кое-что).
 _REAL_HYPHEN = re.compile(
@@ -77,9 +83,9 @@ def parse_pdf(data: bytes, name: str) -> ParsedDocument:
 
 
 def _parse(doc: pymupdf.Document, name: str) -> ParsedDocument:
-    pages = extract_lines(doc)
-    _require_text(doc, pages)
     warnings: list[str] = []
+    lang_tag = _lang_tag(doc)
+    pages, encodings = _readable_lines(doc, lang_tag, warnings)
     metadata_in = doc.metadata or {}
     if metadata_in.get("encryption"):
         warnings.append(f"encrypted ({metadata_in['encryption']}) but readable without a password")
@@ -116,6 +122,11 @@ def _parse(doc: pymupdf.Document, name: str) -> ParsedDocument:
         "structure_source": source,
         "running_lines_removed": dropped,
     }
+    language = normalise_language(lang_tag) or _text_language(lines)
+    if language:
+        metadata["language"] = language
+    if encodings:
+        metadata["legacy_encodings"] = encodings
     if contents:
         metadata["printed_contents_pages"] = [page.number for page in contents]
     if tables:
@@ -134,6 +145,48 @@ def _parse(doc: pymupdf.Document, name: str) -> ParsedDocument:
     )
 
 
+def _readable_lines(
+    doc: pymupdf.Document, lang_tag: str, warnings: list[str]
+) -> tuple[list[PageLines], list[str]]:
+    """The pages' lines, fonts in a legacy 8-bit encoding re-decoded and pages whose text
+    layer cannot be read left out (each with a warning); and the encodings re-decoded."""
+    samples: dict[str, list[str]] = {}
+    pages = extract_lines(doc, samples=samples)
+    if not pdf_fonts.needs_survey(pages):
+        _require_text(doc, pages)
+        return pages, []
+    fonts = pdf_fonts.survey(doc, samples)
+    plan = pdf_encodings.choose(fonts, lang_tag)
+    encodings: list[str] = []
+    if plan is not None:
+        pdf_encodings.install_unicode_maps(doc, fonts, plan)
+        pages = extract_lines(doc, plan.fix, plan.fonts, line_fix=plan.fix_line)
+        for encoding, numbers in pdf_encodings.redecoded_pages(pages, plan).items():
+            label = pdf_encodings.LABELS.get(encoding, encoding)
+            warnings.append(
+                f"{pdf_fonts.page_ranges(numbers)}: text re-decoded from {label}"
+                " (fonts without a Unicode map)"
+            )
+            encodings.append(label)
+    unreadable = pdf_fonts.unreadable_pages(pages, fonts)
+    if unreadable:
+        left = set(unreadable)
+        if not any(page.lines for page in pages if page.number not in left):
+            raise ParseError(
+                "the PDF's text layer cannot be read (fonts without a Unicode mapping); "
+                "OCR is not supported"
+            )
+        for page in pages:
+            if page.number in left:
+                page.lines = []
+        warnings.append(
+            f"{pdf_fonts.page_ranges(unreadable)}: text layer unreadable (fonts without"
+            " a Unicode mapping), left out"
+        )
+    _require_text(doc, [page for page in pages if page.number not in set(unreadable)])
+    return pages, encodings
+
+
 def _require_text(doc: pymupdf.Document, pages: list[PageLines]) -> None:
     chars = [sum(len(line.text) for line in page.lines) for page in pages]
     with_text = sum(1 for c in chars if c >= _PAGE_TEXT_MIN)
@@ -142,15 +195,34 @@ def _require_text(doc: pymupdf.Document, pages: list[PageLines]) -> None:
         and sum(chars) / len(pages) >= _AVERAGE_CHARS_MIN
     ):
         return
+    prose = sum(
+        1
+        for page, c in zip(pages, chars, strict=True)
+        if c >= _PAGE_TEXT_MIN and any(_PROSE.search(line.text) for line in page.lines)
+    )
+    if prose and prose >= _PROSE_PAGES_MIN_SHARE * len(pages):
+        return  # short pages of real text (a line each): a document, not a broken export
     found = f"{sum(chars)} characters of text on {len(pages)} pages"
     with_images = sum(1 for page in doc if page.get_images(full=False))
     if with_images >= len(pages) / 2:
         raise ParseError(f"scanned PDF without a text layer; OCR is not supported ({found})")
+    why = "its outline has entries but their pages are empty; " if doc.get_toc() else ""
     raise ParseError(
-        f"PDF without body text: {found}, and no scanned images either"
-        + (" (its outline has entries but their pages are empty" if doc.get_toc() else " (")
-        + "; a broken export?); nothing to index"
+        f"PDF without body text: {found}, and no scanned images either ({why}a broken export?);"
+        " nothing to index"
     )
+
+
+def _lang_tag(doc: pymupdf.Document) -> str:
+    """The document's /Lang entry ("ru-RU"), if it has one."""
+    kind, value = doc.xref_get_key(doc.pdf_catalog(), "Lang")
+    return value if kind == "string" else ""
+
+
+def _text_language(lines: list[Line]) -> str | None:
+    """The language of lines spread over the whole document (not only its front matter)."""
+    step = max(1, len(lines) // _LANGUAGE_SAMPLE)
+    return identify_language(" ".join(line.text for line in lines[::step]))
 
 
 def _page_starts(pages: list[PageLines]) -> dict[int, int]:

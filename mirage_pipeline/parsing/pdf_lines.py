@@ -10,7 +10,8 @@ from __future__ import annotations
 import itertools
 import re
 from collections import Counter
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 
 import pymupdf
 
@@ -53,9 +54,27 @@ class PageLines:
     number: int
     height: float
     lines: list[Line]
+    fonts: dict[str, int] = field(default_factory=dict)  # characters set in each font
 
 
-def extract_lines(doc: pymupdf.Document) -> list[PageLines]:
+# Rewrites the text of one span set in the given font (re-decoded legacy encodings).
+SpanFix = Callable[[str, str], str]
+LineFix = Callable[[str], str]
+# Spans of each font's text kept in `samples`: the first ones, then only non-ASCII ones.
+_SAMPLE_SPANS = 100
+_SAMPLE_NON_ASCII_SPANS = 400
+
+
+def extract_lines(
+    doc: pymupdf.Document,
+    fix: SpanFix | None = None,
+    fixed_fonts: frozenset[str] = frozenset(),
+    samples: dict[str, list[str]] | None = None,
+    line_fix: LineFix | None = None,
+) -> list[PageLines]:
+    """Every page's lines and how many characters each font sets on it. Spans in
+    `fixed_fonts` pass through `fix`, lines with such spans through `line_fix`; the first
+    spans of each font go to `samples`."""
     pages: list[PageLines] = []
     block_id = 0
     styles: dict[tuple[str, int], tuple[bool, bool]] = {}  # (font, flags) → (bold, mono)
@@ -73,13 +92,30 @@ def extract_lines(doc: pymupdf.Document) -> list[PageLines]:
 
     for page in doc:
         found: list[Line] = []
+        fonts: dict[str, int] = {}
         info = page.get_text("dict", flags=_FLAGS)
         for block in info["blocks"]:
             if block.get("type", 0) != 0:
                 continue
             block_id += 1
             for line in block["lines"]:
-                spans = [s for s in line["spans"] if s["text"]]
+                spans = []
+                fixed = False
+                for s in line["spans"]:
+                    if not s["text"]:
+                        continue
+                    font = s["font"]
+                    if fix is not None and font in fixed_fonts:
+                        s["text"] = fix(font, s["text"])
+                        fixed = True
+                    fonts[font] = fonts.get(font, 0) + len(s["text"])
+                    if samples is not None:
+                        sample = samples.setdefault(font, [])
+                        if len(sample) < _SAMPLE_SPANS or (
+                            len(sample) < _SAMPLE_NON_ASCII_SPANS and not s["text"].isascii()
+                        ):
+                            sample.append(s["text"])
+                    spans.append(s)
                 if not spans:
                     continue
                 if len(spans) == 1:  # most lines: one font throughout
@@ -92,11 +128,13 @@ def extract_lines(doc: pymupdf.Document) -> list[PageLines]:
                     for s in spans:
                         weights[(round(s["size"], 1), *style(s))] += len(s["text"].strip()) or 1
                     (size, bold, mono), _ = weights.most_common(1)[0]
+                if fixed and line_fix is not None:
+                    text = line_fix(text)
                 if not text:
                     continue
                 x0, y0, _, y1 = line["bbox"]
                 found.append(Line(page.number + 1, block_id, x0, y0, y1, text, size, bold, mono))
-        pages.append(PageLines(page.number + 1, page.rect.height, found))
+        pages.append(PageLines(page.number + 1, page.rect.height, found, fonts))
     return pages
 
 

@@ -1,0 +1,246 @@
+"""Legacy 8-bit text layers: fonts whose codes every extractor reads as Latin-1 ("Ïðàâèëà"
+for "Правила"), re-decoded from the encoding they really use.
+
+Old pdfTeX books set Cyrillic in Type 1/Type 3 fonts in TeX's T2A (or LCY, X2, OT2) encoding
+with no ToUnicode map; old Word exports do the same with Windows-1251 TrueType fonts. For each
+font without a Unicode map whose text is mostly the Latin-1 upper half, the encoding is chosen
+by evidence — the font's kind (TeX Type 1/Type 3 or Windows TrueType), its name (`wncy*` is
+OT2, whose Cyrillic sits at ASCII codes) and how plausible the decoded words are — and the
+font gets a ToUnicode map, so PyMuPDF extracts the real text code by code. Nothing is guessed
+back from what PyMuPDF printed: it gives U+FFFD for codes 0–9 of pdfTeX's Type 3 fonts (their
+glyphs are named /a0…/a255 and it reads /a10 and up as numbers), Latin-1 for the rest, and
+WinAnsi's “ ” — … for 0x80–0x9F of TrueType fonts.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import pymupdf
+
+from mirage_pipeline.parsing import pdf_encoding_tables as tex
+from mirage_pipeline.parsing.pdf_fonts import HIGH, JUNK, OT2_NAME, Font
+from mirage_pipeline.parsing.pdf_lines import PageLines
+
+
+def _spaced(table: str) -> str:
+    """T2A and X2 draw a visible space (␣) at 0x20, which MuPDF leaves out: a space."""
+    return table[:0x20] + " " + table[0x21:]
+
+
+TABLES: dict[str, str] = {
+    "T2A": _spaced("".join(tex.T2A)),
+    "X2": _spaced("".join(tex.X2)),
+    "LCY": "".join(tex.LCY),
+    "OT2": "".join(tex.OT2),
+    "cp1251": "".join(
+        bytes([code]).decode("cp1251", errors="replace").replace("\ufffd", tex.UNUSED)
+        for code in range(256)
+    ),
+}
+LABELS = {"cp1251": "Windows-1251"}  # how warnings name an encoding
+_TEX_FAMILY = ("T2A", "X2", "LCY", "cp1251")  # in order of prior: T2A is the usual one
+_WINDOWS_FAMILY = ("cp1251", "T2A", "LCY")
+# Type 1 fonts of TeX: Computer Modern and its Cyrillic families (LH la*/lc*…, cm-super), AMS.
+_TEX_NAME = re.compile(r"^(?:cm|lh|la|lb|lc|ll|lx|wn|sfrm|ec|eu|ms)|^F\d+$", re.IGNORECASE)
+_WORD = re.compile(r"[^\W\d_]+")
+_COMMON_CYRILLIC = frozenset(
+    "АБВГДЕЖЗИЙКЛМНОПРСТУФХЦЧШЩЪЫЬЭЮЯабвгдежзийклмнопрстуфхцчшщъыьэюяЁёІіЇїЄєҐґЎў"
+)
+# Latin letters T2A also declares Cyrillic (\CYRII at I), and the dotless ı of a stressed і.
+_TWIN_LETTERS = {"I": "І", "i": "і", "J": "Ј", "j": "ј", "ı": "і"}
+# "і" as a word of its own (the Ukrainian "and") between Cyrillic words
+_LONE_TWIN = re.compile(r"(?:(?<=[\u0400-\u04ff] )|(?<=[\u0400-\u04ff], ))[iI](?= [\u0400-\u04ff])")
+_CYRILLIC_LANGS = ("ru", "uk", "be", "bg", "sr", "mk", "kk", "ky", "tg", "mn", "ba", "tt")
+_WINANSI = {bytes([c]).decode("cp1252", errors="replace"): c for c in range(0x80, 0xA0)}
+_WINANSI.pop("\ufffd", None)
+_SIMPLE_FONTS = ("Type1", "Type3", "TrueType", "MMType1", "Type1C")
+
+
+def _dropped(encoding: str) -> dict[int, None]:
+    """Accents (as text, stress marks set before their letter) and zero-width word marks."""
+    table = TABLES[encoding]
+    accents = {ord(table[slot]) for slot in tex.ACCENT_SLOTS.get(encoding, ())}
+    return dict.fromkeys({*accents, 0x200C, 0xFEFF, 0xFFFD} - {ord(tex.UNUSED)})
+
+
+_DROPPED = {encoding: _dropped(encoding) for encoding in TABLES}
+
+
+@dataclass
+class Redecoding:
+    """The encoding chosen for each font name, and how to finish their spans' text."""
+
+    encodings: dict[str, str]
+
+    @property
+    def fonts(self) -> frozenset[str]:
+        return frozenset(self.encodings)
+
+    def fix(self, font: str, text: str) -> str:
+        """Accents and word marks dropped; the Latin letters T2A shares with Cyrillic
+        (I, i, J, j, ı) made Cyrillic inside Cyrillic words."""
+        encoding = self.encodings[font]
+        text = text.translate(_DROPPED[encoding])
+        if encoding in ("T2A", "LCY") and any(c in text for c in _TWIN_LETTERS):
+            text = _WORD.sub(_cyrillic_twins, text)
+        return text
+
+    def fix_line(self, text: str) -> str:
+        """A lone i between Cyrillic words (spans of their own) is the Ukrainian "і"."""
+        if ("i" in text or "I" in text) and not {"T2A", "LCY"}.isdisjoint(self.encodings.values()):
+            return _LONE_TWIN.sub(lambda m: _TWIN_LETTERS[m.group()], text)
+        return text
+
+
+def _cyrillic_twins(match: re.Match[str]) -> str:
+    word = match.group()
+    if not any(c in _COMMON_CYRILLIC for c in word) or any(
+        c.isascii() and c not in _TWIN_LETTERS for c in word
+    ):
+        return word
+    return "".join(_TWIN_LETTERS.get(c, c) for c in word)
+
+
+def choose(fonts: dict[str, Font], lang: str) -> Redecoding | None:
+    """The encoding of each font whose text is a legacy 8-bit encoding read as Latin-1."""
+    if lang and lang.split("-")[0].lower() not in _CYRILLIC_LANGS:
+        return None  # the document says it is written in a non-Cyrillic language
+    chosen: dict[str, str] = {}
+    for font in fonts.values():
+        if not _eligible(font):
+            continue
+        text = font.text
+        if OT2_NAME.search(font.name):
+            if _cyrillic_share(text) < 0.5 and _plausible(_decode(text, "OT2"), 0.6, 8):
+                chosen[font.name] = "OT2"
+            continue
+        high = len(HIGH.findall(text))
+        letters = sum(1 for c in text if c.isalpha() or "\x80" <= c <= "\xff")
+        if high < 10 or high < 0.4 * letters:
+            continue
+        encoding = _best_encoding(font, text)
+        if encoding:
+            chosen[font.name] = encoding
+    if not chosen:
+        return None
+    # fonts of the same kind with a little Cyrillic (a code font's comments, a lone heading
+    # letter) follow the document's encoding when it reads them as Cyrillic too
+    kinds = {fonts[name].kind: encoding for name, encoding in chosen.items()}
+    for font in fonts.values():
+        encoding = kinds.get(font.kind)
+        if font.name in chosen or encoding is None or not _eligible(font):
+            continue
+        high = "".join(HIGH.findall(font.text))
+        if high and (
+            _plausible(_decode(font.text, encoding), 0.8, 3)
+            or all(c in _COMMON_CYRILLIC for c in _decode(high, encoding))
+        ):
+            chosen[font.name] = encoding
+    return Redecoding(chosen)
+
+
+def _eligible(font: Font) -> bool:
+    """A simple font with neither a Unicode map nor glyph names that give real Unicode."""
+    if not font.xrefs or font.unicode_map or font.named_glyphs or font.kind not in _SIMPLE_FONTS:
+        return False
+    text = font.text
+    beyond = sum(1 for c in text if c > "\xff" and c not in _WINANSI and not JUNK.match(c))
+    return beyond <= 0.1 * (len(text) - text.count(" "))  # math symbols: the names did map
+
+
+def _best_encoding(font: Font, text: str) -> str:
+    """The most plausible encoding for the font's kind, or "" when none reads as words."""
+    tex_font = font.kind == "Type3" or (
+        font.kind != "TrueType" and bool(_TEX_NAME.search(font.name))
+    )
+    best, best_score = "", 0.0
+    for encoding in _TEX_FAMILY if tex_font else _WINDOWS_FAMILY:
+        good, total = _plausibility(_decode(text, encoding))
+        # in order of prior: a later encoding must do clearly better
+        if good >= 8 and good / total >= 0.7 and good / total > best_score + 0.02:
+            best, best_score = encoding, good / total
+    return best
+
+
+def _plausible(text: str, share: float, letters: float) -> bool:
+    good, total = _plausibility(text)
+    return good >= letters and good >= share * total
+
+
+def _decode(text: str, encoding: str) -> str:
+    """Text as PyMuPDF gave it (codes read as Latin-1 or WinAnsi) in the given encoding."""
+    table = TABLES[encoding]
+    out = []
+    for char in text:
+        code = ord(char)
+        if code > 0xFF:
+            code = _WINANSI.get(char, -1)
+        out.append(char if code < 0 or table[code] == tex.UNUSED else table[code])
+    return "".join(out)
+
+
+def _plausibility(text: str) -> tuple[float, int]:
+    """How many letters form plausible Cyrillic words — all Cyrillic, in lower, Title or UPPER
+    case; a word with rarer letters (Ӕ, Ђ, ј) counts ¾ — and how many letters there are,
+    in the words of two letters or more that have non-ASCII letters."""
+    good = 0.0
+    total = 0
+    for word in _WORD.findall(text):
+        if len(word) < 2 or word.isascii():
+            continue
+        total += len(word)
+        letters = "".join(_TWIN_LETTERS.get(c, c) for c in word)
+        if not (letters.islower() or letters.isupper() or letters[1:].islower()):
+            continue
+        if all(c in _COMMON_CYRILLIC for c in letters):
+            good += len(word)
+        elif all("\u0400" <= c <= "\u04ff" for c in letters):
+            good += 0.75 * len(word)
+    return good, total
+
+
+def _cyrillic_share(text: str) -> float:
+    letters = [c for c in text if c.isalpha()]
+    return sum(1 for c in letters if "\u0400" <= c <= "\u04ff") / len(letters) if letters else 0.0
+
+
+def install_unicode_maps(doc: pymupdf.Document, fonts: dict[str, Font], plan: Redecoding) -> None:
+    """Give each re-decoded font a ToUnicode CMap of its encoding (in the document in memory)."""
+    streams: dict[str, int] = {}
+    for name, encoding in plan.encodings.items():
+        if encoding not in streams:
+            streams[encoding] = doc.get_new_xref()
+            doc.update_object(streams[encoding], "<<>>")
+            doc.update_stream(streams[encoding], _cmap(TABLES[encoding]))
+        for xref in fonts[name].xrefs:
+            doc.xref_set_key(xref, "ToUnicode", f"{streams[encoding]} 0 R")
+
+
+def _cmap(table: str) -> bytes:
+    pairs = [(code, char) for code, char in enumerate(table) if char != tex.UNUSED]
+    out = [
+        "/CIDInit /ProcSet findresource begin 12 dict begin begincmap",
+        "/CIDSystemInfo << /Registry (Adobe) /Ordering (UCS) /Supplement 0 >> def",
+        "/CMapName /Mirage-Legacy-UCS def /CMapType 2 def",
+        "1 begincodespacerange <00> <FF> endcodespacerange",
+    ]
+    for start in range(0, len(pairs), 100):
+        chunk = pairs[start : start + 100]
+        out.append(f"{len(chunk)} beginbfchar")
+        out.extend(
+            f"<{code:02X}> <{char.encode('utf-16-be').hex().upper()}>" for code, char in chunk
+        )
+        out.append("endbfchar")
+    out.append("endcmap CMapName currentdict /CMap defineresource pop end end")
+    return "\n".join(out).encode()
+
+
+def redecoded_pages(pages: list[PageLines], plan: Redecoding) -> dict[str, list[int]]:
+    """Encoding → the pages with text in its fonts."""
+    found: dict[str, list[int]] = {}
+    for page in pages:
+        for encoding in sorted({plan.encodings[f] for f in page.fonts if f in plan.encodings}):
+            found.setdefault(encoding, []).append(page.number)
+    return found

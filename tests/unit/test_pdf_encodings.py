@@ -1,0 +1,288 @@
+"""Legacy 8-bit PDF text layers re-decoded, correct ones left alone, unreadable ones refused:
+on PDFs written here byte by byte (fonts without ToUnicode, as old pdfTeX and Word made them)."""
+
+from __future__ import annotations
+
+import pymupdf
+import pytest
+
+from mirage_pipeline.parsing import ParseError, parse_document
+from mirage_pipeline.parsing.pdf_encoding_tables import CYRILLIC_TWINS
+from mirage_pipeline.parsing.pdf_encodings import TABLES
+
+# pdfTeX names the glyphs of its Type 3 (bitmap) fonts by their codes
+_TEX_NAMES = " ".join(f"/a{code}" for code in range(256))
+
+
+def _encode(text: str, encoding: str) -> bytes:
+    """Text as the character codes of a font in the given encoding."""
+    inverse = {char: code for code, char in enumerate(TABLES[encoding]) if char != "\x00"}
+    inverse.update({char: code for code, char in CYRILLIC_TWINS[encoding].items()})  # і at i
+    inverse.update({chr(code): code for code in range(0x20, 0x7F) if chr(code) not in inverse})
+    return bytes(inverse[char] for char in text)
+
+
+def _stream(body: str) -> str:
+    return f"<< /Length {len(body.encode('latin-1'))} >>\nstream\n{body}\nendstream"
+
+
+def _pdf(pages: list[list[bytes]], font: str, extra: list[str] | None = None) -> bytes:
+    """A minimal PDF whose pages show their lines (character codes) in one font /F1.
+    `font` is the font dictionary; object 1 is a glyph procedure (a box) it may use."""
+    objects = [
+        _stream("500 0 0 0 400 600 d1 0 0 400 600 re f"),
+        font,
+        *(extra or []),
+    ]
+    first_page = len(objects) + 1
+    kids = []
+    for lines in pages:
+        content = b"BT /F1 11 Tf 14 TL 60 760 Td "
+        for line in lines:  # TeX sets no space characters: words stand apart
+            words = [b"(" + b"".join(b"\\%03o" % c for c in word) + b")" for word in line.split()]
+            content += b"[" + b" -400 ".join(words) + b"] TJ T* "
+        content += b"ET"
+        objects.append(_stream(content.decode("latin-1")))
+        kids.append(len(objects) + 1)
+        objects.append(
+            f"<< /Type /Page /Parent {first_page + 2 * len(pages)} 0 R /MediaBox [0 0 612 792]"
+            f" /Contents {len(objects)} 0 R /Resources << /Font << /F1 2 0 R >> >> >>"
+        )
+    refs = " ".join(f"{k} 0 R" for k in kids)
+    objects.append(f"<< /Type /Pages /Kids [{refs}] /Count {len(kids)} >>")
+    objects.append(f"<< /Type /Catalog /Pages {len(objects)} 0 R >>")
+    out = b"%PDF-1.4\n"
+    offsets = []
+    for number, body in enumerate(objects, 1):
+        offsets.append(len(out))
+        out += f"{number} 0 obj\n{body}\nendobj\n".encode("latin-1")
+    xref = len(out)
+    out += f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode()
+    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
+    trailer = f"trailer\n<< /Size {len(objects) + 1} /Root {len(objects)} 0 R >>"
+    return out + f"{trailer}\nstartxref\n{xref}\n%%EOF\n".encode()
+
+
+def _type3(differences: str = _TEX_NAMES, extra: str = "") -> str:
+    names = {name for name in differences.split() if name.startswith("/")}
+    procs = " ".join(f"{name} 1 0 R" for name in sorted(names))
+    return (
+        "<< /Type /Font /Subtype /Type3 /Name /F16 /FontBBox [0 0 1000 1000]"
+        " /FontMatrix [0.001 0 0 0.001 0 0] /FirstChar 0 /LastChar 255"
+        f" /Widths [{' '.join(['500'] * 256)}] /CharProcs << {procs} >>"
+        f" /Encoding << /Type /Encoding /Differences [0 {differences}] >>"
+        f" /Resources << >> {extra}>>"
+    )
+
+
+def _text(doc) -> str:
+    return "\n".join(b.text for _, s in doc.root.walk() for b in s.blocks)
+
+
+UKRAINIAN = [
+    "Український правопис: правила переносу",
+    "Частини слів з одного рядка в другий слід переносити",
+    "за складами: гай-ка, зо-шит, книж-ка, ко-ло-дязь.",
+    "Не можна розривати сполучення літер дж і дз, які",
+    "позначають один звук; їх переносять «разом» — ще раз.",
+]
+RUSSIAN = [
+    "Не очень краткое введение в систему вёрстки",
+    "Многое из включённого в это введение материала",
+    "исходит из австрийского введения, написанного на",
+    "немецком языке; его перевод сделан в прошлом году.",
+]
+
+
+def test_t2a_type3_fonts_are_re_decoded_with_a_warning() -> None:
+    lines = [_encode(line, "T2A") for line in UKRAINIAN]
+    assert _encode("слів", "T2A")[2:3] == b"i"  # T2A's і is the Latin i
+    lines[2] = lines[2].replace(
+        _encode("гай", "T2A"), _encode("г", "T2A") + b"\x01" + _encode("ай", "T2A")
+    )
+    raw = pymupdf.open(stream=_pdf([lines], _type3()))
+    assert "Óêðà¨íñüêèé" in raw[0].get_text()  # what every extractor gives: Latin-1
+    doc = parse_document(_pdf([lines], _type3()), "rules.pdf")
+    text = _text(doc)
+    assert text.startswith("Український правопис: правила переносу")
+    assert "Частини слів з одного" in text  # i inside a Cyrillic word is і
+    assert "гай-ка" in text  # the stress accent (code 1, U+FFFD in PyMuPDF) is dropped
+    assert "дж і дз" in text and "їх переносять «разом» — ще раз." in text
+    assert doc.warnings[0] == "page 1: text re-decoded from T2A (fonts without a Unicode map)"
+    assert doc.metadata["legacy_encodings"] == ["T2A"]
+    assert doc.metadata["language"] == "uk"
+
+
+def test_t2a_hyphen_at_0x7f_rejoins_words_broken_at_line_ends() -> None:
+    lines = [_encode(line, "T2A") for line in RUSSIAN]
+    lines[2] = _encode("исходит из австрий", "T2A") + b"\x7f"
+    lines.insert(3, _encode("ского введения, написанного на", "T2A"))
+    text = _text(parse_document(_pdf([lines], _type3()), "lshort.pdf"))
+    assert "из австрийского введения" in text
+    assert "вёрстки" in text and "включённого" in text  # ё sits at 0xBC in T2A, not 0xB8
+
+
+def test_lcy_fonts_are_re_decoded() -> None:
+    lines = [_encode(line, "LCY") for line in RUSSIAN]
+    assert any(0x80 <= code < 0xA0 for code in lines[0])  # А–Я: C1 codes once read as Latin-1
+    doc = parse_document(_pdf([lines], _type3()), "lcy.pdf")
+    assert _text(doc).startswith("Не очень краткое введение в систему вёрстки")
+    assert doc.metadata["legacy_encodings"] == ["LCY"]
+
+
+def test_x2_fonts_are_re_decoded_where_x2_differs_from_t2a() -> None:
+    # Ossetian: ӕ sits at the code of Latin "a" in X2, which has no Latin letters
+    ossetian = [
+        "Ирон ӕвзаг ӕмӕ ирон литературӕйы истори",
+        "Ӕхсӕв ӕрцыд ӕмӕ хӕхты сӕрмӕ стъалытӕ ссыдысты",
+        "Фыдӕлты ӕгъдӕуттӕ ӕмӕ кадджытӕ ӕнусты цардысты",
+    ]
+    lines = [_encode(line, "X2") for line in ossetian]
+    assert b"a" in lines[0]
+    doc = parse_document(_pdf([lines], _type3()), "x2.pdf")
+    assert _text(doc).startswith("Ирон ӕвзаг ӕмӕ ирон литературӕйы истори")
+    assert doc.metadata["legacy_encodings"] == ["X2"]
+
+
+def test_ot2_is_found_by_the_font_name() -> None:
+    # Washington Cyrillic puts Cyrillic at ASCII codes: "Privet" is "Привет"
+    font = "<< /Type /Font /Subtype /Type1 /BaseFont /ABCDEF+WNCYR10 >>"
+    lines = [_encode(line, "OT2") for line in RUSSIAN[2:]]
+    assert lines[0].isascii()
+    doc = parse_document(_pdf([lines], font), "wncyr.pdf")
+    assert _text(doc).startswith("исходит из австрийского введения, написанного на")
+    assert doc.metadata["legacy_encodings"] == ["OT2"]
+
+
+def test_windows_1251_truetype_fonts_are_re_decoded() -> None:
+    # an old Word export: a Cyrillic TrueType font declared WinAnsi, without ToUnicode
+    font = (
+        "<< /Type /Font /Subtype /TrueType /BaseFont /TimesNewRomanCyr"
+        " /Encoding /WinAnsiEncoding /FirstChar 32 /LastChar 255"
+        f" /Widths [{' '.join(['500'] * 224)}] >>"
+    )
+    lines = [line.encode("cp1251") for line in [*RUSSIAN, "Цитата: «ёлка» — №5"]]
+    doc = parse_document(_pdf([lines], font), "word.pdf")
+    text = _text(doc)
+    assert text.startswith("Не очень краткое введение в систему вёрстки")
+    assert "«ёлка» — №5" in text  # 0x80–0x9F came out as WinAnsi (— is 0x97)
+    assert doc.warnings[0].endswith(
+        "text re-decoded from Windows-1251 (fonts without a Unicode map)"
+    )
+
+
+def test_fonts_with_a_unicode_map_or_real_glyph_names_are_left_alone() -> None:
+    lines = [_encode(line, "T2A") for line in UKRAINIAN]
+    stated = _stream(
+        "1 begincodespacerange <00> <FF> endcodespacerange"
+        " 1 beginbfrange <00> <FF> <0000> endbfrange"
+    )
+    with_map = _pdf([lines], _type3(extra="/ToUnicode 3 0 R "), [stated])
+    latin_names = _TEX_NAMES.replace("/a192 /a193", "/Agrave /Aacute")
+    for data in (with_map, _pdf([lines], _type3(latin_names))):
+        doc = parse_document(data, "stated.pdf")
+        assert not any("re-decoded" in w for w in doc.warnings)
+        assert "legacy_encodings" not in doc.metadata
+        assert _text(doc).startswith("Óêðà¨íñüêèé ïðàâîïèñ")  # as the PDF states it
+
+
+def test_plain_latin_1_text_is_not_taken_for_cyrillic() -> None:
+    german = ["Größere Übungen für Änderungen", "Straße, Maß und Fußgänger überqueren"]
+    lines = [line.encode("latin-1") for line in german * 3]
+    doc = parse_document(_pdf([lines], _type3()), "de.pdf")
+    assert _text(doc).startswith("Größere Übungen für Änderungen")
+    assert "legacy_encodings" not in doc.metadata
+
+
+def _cid_pdf(pages: list[str | None]) -> bytes:
+    """Pages of text in a built-in font (None) or an Identity-H font whose ToUnicode is gone."""
+    doc = pymupdf.open()
+    font = pymupdf.Font("cjk")
+    for text in pages:
+        page = doc.new_page()
+        if text is None:
+            page.insert_font(fontname="F0", fontbuffer=font.buffer)
+            for i in range(12):
+                page.insert_text((50, 80 + 20 * i), "Unmapped glyph ids only", fontname="F0")
+        else:
+            for i, line in enumerate(text.split("\n")):
+                page.insert_text((50, 80 + 20 * i), line, fontname="helv")
+    for xref in range(1, doc.xref_length()):
+        if doc.xref_get_key(xref, "ToUnicode")[0] == "xref":
+            doc.xref_set_key(xref, "ToUnicode", "null")
+    return doc.tobytes()
+
+
+def test_identity_h_without_tounicode_is_refused_like_a_scan() -> None:
+    with pytest.raises(ParseError) as failure:
+        parse_document(_cid_pdf([None, None]), "glyphs.pdf")
+    assert str(failure.value) == (
+        "the PDF's text layer cannot be read (fonts without a Unicode mapping); "
+        "OCR is not supported"
+    )
+
+
+def test_unreadable_pages_of_a_mixed_document_are_left_out() -> None:
+    prose = "\n".join(["This page has ordinary text in a font with a Unicode map."] * 6)
+    doc = parse_document(_cid_pdf([prose, None, None, prose]), "mixed.pdf")
+    assert "pages 2–3: text layer unreadable (fonts without a Unicode mapping), left out" in (
+        doc.warnings
+    )
+    pages = {b.page for _, s in doc.root.walk() for b in s.blocks}
+    assert pages == {1, 4}
+    assert "glyph" not in _text(doc).lower()
+
+
+def test_thousands_of_short_pages_are_a_document() -> None:
+    words = [
+        "apple",
+        "river",
+        "stone",
+        "cloud",
+        "maple",
+        "tiger",
+        "lemon",
+        "violet",
+        "copper",
+        "harbor",
+    ]
+    doc = pymupdf.open()
+    for n in range(5000):
+        line = " ".join(words[(n // 10**k) % 10] for k in range(4))  # a different line each
+        doc.new_page(width=300, height=200).insert_text((20, 100), line)
+    parsed = parse_document(doc.tobytes(), "log.pdf")
+    assert parsed.pages == 5000
+    assert "harbor harbor harbor maple" in _text(parsed)  # page 5000
+
+
+def test_a_pdf_without_body_text_is_named_plainly() -> None:
+    doc = pymupdf.open()
+    for n in range(4):
+        doc.new_page().insert_text((50, 800), str(n + 1))  # page numbers only
+    with pytest.raises(ParseError) as failure:
+        parse_document(doc.tobytes(), "numbers.pdf")
+    assert str(failure.value) == (
+        "PDF without body text: 4 characters of text on 4 pages, and no scanned images"
+        " either (a broken export?); nothing to index"
+    )
+
+
+@pytest.mark.parametrize(
+    ("lang", "text", "expected"),
+    [
+        ("uk-UA", "Plain English text, but the document says otherwise.", "uk"),
+        ("", "The quick brown fox jumps over the lazy dog and the cat.", "en"),
+        ("", "Съешь же ещё этих мягких французских булок, да выпей чаю.", "ru"),
+    ],
+)
+def test_pdf_language_from_lang_or_from_the_text(lang: str, text: str, expected: str) -> None:
+    doc = pymupdf.open()
+    font = pymupdf.Font("cjk")  # a font with a Unicode map, for the Cyrillic text
+    for _ in range(2):
+        page = doc.new_page()
+        page.insert_font(fontname="F0", fontbuffer=font.buffer)
+        for i in range(10):
+            page.insert_text((50, 80 + 20 * i), text, fontname="F0")
+    if lang:
+        doc.xref_set_key(doc.pdf_catalog(), "Lang", f"({lang})")
+    assert parse_document(doc.tobytes(), "lang.pdf").metadata["language"] == expected
