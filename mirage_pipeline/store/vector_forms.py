@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 import numpy as np
 import psycopg
+from pgvector import Vector
 
 from mirage_pipeline.embedders.centering import center_passages, offset_for
 from mirage_pipeline.store.schema import EmbeddingIndex
@@ -32,16 +33,17 @@ def convert_raw_index(conn: psycopg.Connection, index: EmbeddingIndex, form: str
         offset = offset_for(index.model, language)
         if offset is None:
             continue
+        literal = Vector(offset).to_text()  # a text literal: no adapter needed on `conn`
         cur = conn.execute(
             "UPDATE chunks SET embedding = l2_normalize(embedding - %s::vector)"
             " WHERE index_id = %s AND lang = %s",
-            (np.asarray(offset, dtype=np.float32), index.id, language),
+            (literal, index.id, language),
         )
         converted += cur.rowcount
         conn.execute(
             "UPDATE chunk_parts p SET embedding = l2_normalize(p.embedding - %s::vector::halfvec)"
             " FROM chunks c WHERE c.id = p.chunk_id AND p.index_id = %s AND c.lang = %s",
-            (np.asarray(offset, dtype=np.float32), index.id, language),
+            (literal, index.id, language),
         )
     conn.execute("UPDATE embedding_indexes SET vector_form = %s WHERE id = %s", (form, index.id))
     return converted

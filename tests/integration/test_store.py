@@ -278,3 +278,46 @@ def test_windows_are_written_once_per_chunk_row_and_go_with_it(database_url: str
                 part_embeddings=vectors(3, 384),
                 metadata={},
             )
+
+
+def test_an_index_of_raw_vectors_is_converted_to_its_models_form_in_place(
+    database_url: str,
+) -> None:
+    """An index written before language centering holds raw vectors; binding the model again
+    converts them (chunks and windows, each by its chunk's language) without embedding."""
+    from mirage_pipeline.embedders.centering import FORM, center_passages
+
+    model = "local:multilingual-e5-small"
+    index = prepare_database(database_url, model, 384)
+    assert index.vector_form == FORM
+    raw, raw_parts = vectors(2, 384), vectors(4, 384, seed=1)
+    docs = [
+        dataclasses.replace(c, lang=lang)
+        for c, lang in zip(_with_parts(["a", "b"], 2), ["ru", "en"], strict=True)
+    ]
+    with connect(database_url) as conn:
+        conn.execute("UPDATE embedding_indexes SET vector_form = NULL")
+        conn.commit()
+        project_id, document_id = new_document(conn)
+        replace_chunks(
+            conn,
+            index=dataclasses.replace(index, vector_form=None),
+            document_id=document_id,
+            project_id=project_id,
+            chunks=docs,
+            embeddings=raw,
+            part_embeddings=raw_parts,
+            metadata={},
+        )
+    again = prepare_database(database_url, model, 384)
+    assert again.vector_form == FORM
+    with connect(database_url) as conn:
+        stored = conn.execute("SELECT embedding FROM chunks ORDER BY position").fetchall()
+        parts = conn.execute(
+            "SELECT p.embedding FROM chunk_parts p JOIN chunks c ON c.id = p.chunk_id"
+            " ORDER BY c.position, p.part"
+        ).fetchall()
+    expected = center_passages(raw, ["ru", "en"], model, FORM)
+    assert np.allclose([r[0].to_numpy() for r in stored], expected, atol=1e-5)
+    expected_parts = center_passages(raw_parts, ["ru", "ru", "en", "en"], model, FORM)
+    assert np.allclose([r[0].to_numpy() for r in parts], expected_parts, atol=2e-3)
