@@ -129,14 +129,16 @@ def rank_of(hits: list[tuple[str, str]], question: dict) -> int | None:
     return next(found, None)
 
 
-async def evaluate(url: str, embedder, questions: list[dict], verbose: bool) -> dict[str, list]:
+async def evaluate(
+    url: str, embedder, questions: list[dict], verbose: bool, env: dict[str, str] | None = None
+) -> dict[str, list]:
     from litestar.testing import AsyncTestClient
 
     from mirage_pipeline.settings import Settings
     from mirage_query.app import create_app
 
     with tempfile.TemporaryDirectory() as home:
-        settings = Settings.from_env({"MIRAGE_HOME": home}).with_overrides(
+        settings = Settings.from_env({"MIRAGE_HOME": home, **(env or {})}).with_overrides(
             database_url=url, api_keys=("eval",)
         )
         app = create_app(settings, embedder=embedder)
@@ -221,6 +223,11 @@ def main() -> None:
     try:
         index_documents(server.url, embedder, docs)
         ranks = asyncio.run(evaluate(server.url, embedder, questions, args.verbose))
+        # the plain recipe's fusion, for comparison: Reciprocal Rank Fusion of the same legs
+        rrf = asyncio.run(
+            evaluate(server.url, embedder, questions, False, {"MIRAGE_FUSION": "rrf"})
+        )
+        ranks["hybrid_rrf"] = rrf["hybrid"]
     finally:
         server.stop()
     if not args.no_naive:

@@ -41,7 +41,7 @@ class Settings:
     max_upload_bytes: int = 200 * 1024 * 1024
     fusion: str = "score"  # how hybrid search fuses its legs: "score" or "rrf"
     rrf_k: int = 60
-    text_weight: float = 0.5  # of the full-text leg in the fusion
+    text_weight: float = 0.4  # of the full-text leg in the fusion
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -76,7 +76,7 @@ class Settings:
             * _positive_int("MIRAGE_MAX_UPLOAD_MB", env.get("MIRAGE_MAX_UPLOAD_MB"), 200),
             rrf_k=_positive_int("MIRAGE_RRF_K", env.get("MIRAGE_RRF_K"), 60),
             fusion=_choice("MIRAGE_FUSION", env.get("MIRAGE_FUSION"), ("score", "rrf")),
-            text_weight=_weight("MIRAGE_TEXT_WEIGHT", env.get("MIRAGE_TEXT_WEIGHT"), 0.5),
+            text_weight=_weight("MIRAGE_TEXT_WEIGHT", env.get("MIRAGE_TEXT_WEIGHT"), 0.4),
         )
 
     def with_overrides(self, **changes: object) -> Settings:

@@ -11,6 +11,7 @@ from uuid import UUID
 import numpy as np
 from psycopg import AsyncConnection, sql
 
+from mirage_pipeline.language import detect_language
 from mirage_pipeline.morphology import query_lemmas
 from mirage_pipeline.store.schema import EmbeddingIndex
 from mirage_query.schemas import DocumentRef, Filters, Scores, SearchResult
@@ -18,7 +19,7 @@ from mirage_query.search_sql import build_search_sql
 from mirage_query.term_stats import IndexStats
 
 DEFAULT_RRF_K = 60
-DEFAULT_TEXT_WEIGHT = 0.5  # of the full-text leg in the fusion; the vector leg has 1 - it
+DEFAULT_TEXT_WEIGHT = 0.4  # of the full-text leg in the fusion; the vector leg has 1 - it
 DEFAULT_FUSION = "score"
 EF_SEARCH = 350  # HNSW search list: ANN recall@10 0.98+ at 100 000 chunks (bench/search_latency.py)
 # Full-text candidates are pre-ranked with one cheap ts_rank and only the best TEXT_POOL of
@@ -30,11 +31,18 @@ _FRAGMENT_DELIMITER = "\x1e"
 # websearch syntax the user meant: "phrases", -exclusions, or OR; then the query is taken as is.
 _STRICT_SYNTAX = re.compile(r'"|(^|\s)-\w|\sor\s', re.IGNORECASE)
 
+# Each word of the query in every configuration the index uses, and whether the query's own
+# language keeps it: a word its own language drops ("the", "how", "и") is not looked for in the
+# others either (the French configuration would keep "the" and find English paragraphs left
+# untranslated in a French chapter).
 _QUERY_LEXEMES = """
 SELECT v.cfg, l.lexeme
-FROM unnest(%(configs)s::text[]) AS v(cfg)
-CROSS JOIN LATERAL unnest(tsvector_to_array(to_tsvector(v.cfg::regconfig, %(text)s))) AS l(lexeme)
+FROM unnest(%(words)s::text[]) AS w(word)
+CROSS JOIN unnest(%(configs)s::text[]) AS v(cfg)
+CROSS JOIN LATERAL unnest(tsvector_to_array(to_tsvector(v.cfg::regconfig, w.word))) AS l(lexeme)
+WHERE to_tsvector(mirage_text_config(%(language)s), w.word) <> ''::tsvector
 """
+_WORD = re.compile(r"\w+(?:[-'.]\w+)*")
 
 _NEIGHBOURS = sql.SQL("""
 SELECT h.id, c.id, c.position - h.position, c.content, c.structure,
@@ -98,8 +106,12 @@ def _quoted(lexeme: str) -> str:
 async def query_terms(conn: AsyncConnection, text: str, stats: IndexStats) -> QueryTerms:
     """The query's lexemes in every configuration the index uses, and its Russian lemmas,
     weighted by how rare they are (term_stats.py)."""
-    cur = await conn.execute(_QUERY_LEXEMES, {"configs": list(stats.configs), "text": text})
-    found = await cur.fetchall()
+    params = {
+        "words": list(dict.fromkeys(_WORD.findall(text))),
+        "configs": list(stats.configs),
+        "language": detect_language(text),
+    }
+    found = list(dict.fromkeys(await (await conn.execute(_QUERY_LEXEMES, params)).fetchall()))
     tsv, lemma_tsv = stats.column("tsv"), stats.column("lemma_tsv")
     by_config: dict[str, list[str]] = {}
     for cfg, lexeme in found:

@@ -147,7 +147,7 @@ async def test_rrf_fusion_on_request(seeded, database_url, local_embedder, tmp_p
     s = hits[0]["scores"]
     assert CODE in hits[0]["content"] and s["vector_rank"] and s["text_rank"]
     assert hits[0]["score"] == pytest.approx(
-        1 / (60 + s["vector_rank"]) + 0.5 / (60 + s["text_rank"])
+        1 / (60 + s["vector_rank"]) + 0.4 / (60 + s["text_rank"])
     )
 
 
