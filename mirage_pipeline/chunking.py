@@ -15,66 +15,15 @@ from __future__ import annotations
 
 import hashlib
 import itertools
-import math
-import re
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from mirage_pipeline.block_split import JOIN_SLACK, SENTENCE_END, split_block
 from mirage_pipeline.chunk_parts import chunk_parts
 from mirage_pipeline.language import detect_language
 from mirage_pipeline.morphology import lemma_text
 from mirage_pipeline.parsing.model import Block, ParsedDocument, Section
-
-TokenCounter = Callable[[str], int]
-_SENTENCE_END = re.compile(r"(?<=[.!?…;:])\s+")
-# Per-piece slack for the tokens a join adds (separators, merges across the boundary).
-_JOIN_SLACK = 1
-_UNITS = re.compile(r"\w+|[^\w\s]")  # words and single marks
-
-
-class TokenEstimator:
-    """A count proven close to the embedder's own, at a fraction of its cost.
-
-    Word-and-punctuation units times a tokens-per-unit ratio measured on the document itself:
-    the blocks whose text hashes into a 1-in-`sample` bucket are counted by the embedder's
-    tokenizer, and the ratio is rounded to 1/32, so it depends on the document's language mix,
-    not on any one paragraph — an edit never moves the counts of text it did not touch. Text
-    unlike prose (dot leaders, numbers, code, URLs) is always counted exactly. Counts exclude
-    the model's special tokens (`overhead`), which a chunk pays once. The chunker counts
-    anything near the window exactly before using it; tests/unit/test_chunking.py holds the
-    estimate to within a few percent.
-    """
-
-    def __init__(self, exact: TokenCounter, texts: list[str] = (), sample: int = 8) -> None:
-        self.exact = exact
-        self.overhead = exact("")
-        tokens = units = 0
-        for text in texts:
-            if _bucket(text) % sample == 0 and not _unusual(text):
-                tokens += max(0, exact(text) - self.overhead)
-                units += _units(text)
-        ratio = tokens / units if units >= 200 else 1.5  # too little text: stay conservative
-        self.ratio = math.ceil(min(3.0, max(1.0, ratio)) * 32) / 32
-
-    def __call__(self, text: str) -> int:
-        units = _units(text)
-        if _unusual(text, units):
-            return max(0, self.exact(text) - self.overhead)
-        return math.ceil(units * self.ratio * 1.03)
-
-
-def _units(text: str) -> int:
-    return len(_UNITS.findall(text))
-
-
-def _unusual(text: str, units: int | None = None) -> bool:
-    units = _units(text) if units is None else units
-    return units > 0 and not 3.5 <= len(text) / units <= 9.0
-
-
-def _bucket(text: str) -> int:
-    return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=2).digest(), "little")
+from mirage_pipeline.token_estimate import TokenCounter, TokenEstimator, stable_bucket
 
 
 @dataclass(frozen=True)
@@ -190,7 +139,7 @@ class _Builder:
             if current and section.title:  # a small section joins: its heading stays a line
                 title = _Piece(
                     section.title,
-                    self.count(section.title) + _JOIN_SLACK,
+                    self.count(section.title) + JOIN_SLACK,
                     section,
                     section.blocks[0],
                 )
@@ -232,12 +181,12 @@ class _Builder:
     def _pieces(self, section: Section, target: int) -> list[_Piece]:
         pieces = []
         for block in section.blocks:
-            n = self.count(block.text) + _JOIN_SLACK
+            n = self.count(block.text) + JOIN_SLACK
             if n <= target:
                 pieces.append(_Piece(block.text, n, section, block))
                 continue
-            for part in _split(block.text, self.count, target):
-                pieces.append(_Piece(part, self.count(part) + _JOIN_SLACK, section, block))
+            for part in split_block(block.text, self.count, target):
+                pieces.append(_Piece(part, self.count(part) + JOIN_SLACK, section, block))
         return pieces
 
     def _overlap(self, emitted: list[_Piece], section: Section) -> list[_Piece]:
@@ -248,13 +197,13 @@ class _Builder:
         budget = self.policy.overlap_tokens
         taken: list[str] = []
         used = 0
-        for sentence in reversed(_SENTENCE_END.split(last.text)):
-            n = self.count(sentence) + _JOIN_SLACK
+        for sentence in reversed(SENTENCE_END.split(last.text)):
+            n = self.count(sentence) + JOIN_SLACK
             if used + n > budget:
                 break
             taken.insert(0, sentence)
             used += n
-        if not taken or len(taken) == len(_SENTENCE_END.split(last.text)):
+        if not taken or len(taken) == len(SENTENCE_END.split(last.text)):
             return []  # nothing fits, or the whole piece would repeat
         return [_Piece(" ".join(taken), used, section, last.block, overlap=True)]
 
@@ -277,7 +226,7 @@ class _Builder:
             tokens = self.exact(embed_text)
             if tokens > self.policy.max_tokens:
                 if len(pieces) == 1:
-                    parts = _split(pieces[0].text, self.exact, self.policy.target_tokens // 2)
+                    parts = split_block(pieces[0].text, self.exact, self.policy.target_tokens // 2)
                     pieces = [
                         _Piece(t, self.exact(t), pieces[0].section, pieces[0].block) for t in parts
                     ]
@@ -337,7 +286,7 @@ def _is_anchor(piece: _Piece) -> bool:
     length; ending chunks at content-chosen blocks makes the boundaries after an edit fall back
     in step with the old ones, so an edit re-embeds a chunk or two, not the rest of the section.
     """
-    return _bucket(piece.text) % 2 == 0
+    return stable_bucket(piece.text) % 2 == 0
 
 
 def _join(pieces: list[_Piece]) -> str:
@@ -367,60 +316,3 @@ def chunk_metadata(doc_metadata: dict[str, Any]) -> dict[str, Any]:
     if isinstance(doc_metadata.get("type"), str):
         found["type"] = doc_metadata["type"]
     return found
-
-
-def _split(text: str, count: TokenCounter, target: int) -> list[str]:
-    """Consecutive parts of a long block, each within `target`: lines, sentences, then words."""
-    lines = [ln for ln in text.split("\n") if ln.strip()]
-    units = lines if len(lines) > 1 else [text]
-    parts: list[str] = []
-    for unit in units:
-        parts.extend(_split_sentences(unit, count, target))
-    merged: list[str] = []
-    size = 0
-    joiner = "\n" if len(lines) > 1 else " "
-    for part in parts:
-        n = count(part) + _JOIN_SLACK
-        if merged and size + n <= target:
-            merged[-1] = merged[-1] + joiner + part
-            size += n
-        else:
-            merged.append(part)
-            size = n
-    return merged
-
-
-def _split_sentences(text: str, count: TokenCounter, target: int) -> list[str]:
-    if count(text) <= target:
-        return [text]
-    sentences = [s for s in _SENTENCE_END.split(text) if s]
-    if len(sentences) == 1:
-        sentences = text.split(" ")  # one endless "sentence": cut between words
-    out: list[str] = []
-    current, size = "", 0
-    for sentence in sentences:
-        n = count(sentence) + _JOIN_SLACK
-        if current and size + n <= target:
-            current, size = f"{current} {sentence}", size + n
-            continue
-        if current:
-            out.append(current)
-        if n <= target:
-            current, size = sentence, n
-        elif " " in sentence.strip():
-            out.extend(_split_sentences_by_words(sentence, count, target))
-            current, size = "", 0
-        else:  # a single "word" longer than the window (a URL, base64): cut by characters
-            step = max(1, len(sentence) * target // (n + 1))
-            out.extend(sentence[i : i + step] for i in range(0, len(sentence), step))
-            current, size = "", 0
-    if current:
-        out.append(current)
-    return out
-
-
-def _split_sentences_by_words(text: str, count: TokenCounter, target: int) -> list[str]:
-    words = text.split(" ")
-    return _split_sentences(" ".join(words[: len(words) // 2]), count, target) + _split_sentences(
-        " ".join(words[len(words) // 2 :]), count, target
-    )

@@ -9,10 +9,11 @@ import re
 import pytest
 from click.testing import CliRunner
 
-from mirage_pipeline.chunking import ChunkingPolicy, TokenEstimator, chunk_document
+from mirage_pipeline.chunking import ChunkingPolicy, chunk_document
 from mirage_pipeline.parsing import parse_document
 from mirage_pipeline.parsing.model import Block, ParsedDocument, Section
 from mirage_pipeline.parsing.policy import policy_from_mapping
+from mirage_pipeline.token_estimate import TokenEstimator
 
 SENTENCES = [
     f"Sentence number {n} talks about the {topic} of retrieval systems in some detail."
