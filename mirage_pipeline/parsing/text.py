@@ -8,7 +8,6 @@ from mirage_pipeline.parsing.model import Block, ParsedDocument, ParseError, Sec
 from mirage_pipeline.parsing.text_contents import find_contents
 from mirage_pipeline.parsing.text_headings import find_headings
 from mirage_pipeline.parsing.text_runs import (
-    Run,
     block_kind,
     body_indent,
     drop_page_furniture,
@@ -61,9 +60,7 @@ def parse_text(data: bytes, name: str) -> ParsedDocument:
             section = Section(title=heading.title, level=heading.level, line_start=run.start + 1)
             stack[-1].children.append(section)
             stack.append(section)
-            if heading.body_from >= len(run.lines):
-                continue
-            run = Run(run.start + heading.body_from, run.lines[heading.body_from :])
+            continue
         run = run.without_rules()
         if run is None:
             continue

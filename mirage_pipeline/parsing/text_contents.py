@@ -92,19 +92,19 @@ def find_contents(runs: list[Run]) -> Contents:
 def _entries(lines: list[str]) -> list[tuple[tuple[str, str] | None, str]]:
     """(number key or None, title) of each entry; lines without a number of their own and
     without a leader continue the entry above (a title wrapped in the contents)."""
-    entries: list[tuple[tuple[str, str] | None, str]] = []
-    titles: list[str] = []
+    entries: list[tuple[str | None, str]] = []  # (number, title so far)
     for line in lines:
         has_leader = bool(_LEADER.search(line))
         text = _LEADER.sub("", line)
-        key = heading_key(text)
-        if key or has_leader:
-            entries.append((key, ""))
-            match = NUMBERED.match(text) or KEYWORD.match(text) or BARE_NUMBERED.match(text)
-            titles.append(match.group("title") if key and match else text)
-        elif titles:
-            titles[-1] += " " + text.strip()
+        match = NUMBERED.match(text) or KEYWORD.match(text) or BARE_NUMBERED.match(text)
+        if match and match.group("title"):
+            entries.append((number_key(parse_number(match.group("num"))), match.group("title")))
+        elif has_leader:
+            entries.append((None, text))
+        elif entries:
+            number, title = entries[-1]
+            entries[-1] = (number, f"{title} {text.strip()}")
     return [
-        ((key[0], norm(title)[:_PREFIX]) if key else None, norm(title))
-        for (key, _), title in zip(entries, titles, strict=True)
+        ((number, norm(title)[:_PREFIX]) if number else None, norm(title))
+        for number, title in entries
     ]

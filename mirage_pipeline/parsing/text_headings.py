@@ -14,6 +14,7 @@ parts); the other styles in order of first appearance, as reStructuredText does.
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 
@@ -37,13 +38,11 @@ _MAX_TITLE = 240
 
 @dataclass
 class Heading:
-    """A heading found at `run`; its text ends before line `body_from` of the run."""
+    """A run of lines that is a heading (all of it: a wrapped title, or a title and its rules)."""
 
-    run: int
     title: str
     style: str  # "number", "part", or a style ranked by first appearance
     depth: int = 1  # of a number
-    body_from: int = 0  # lines of the run after the heading (setext text without a gap)
     level: int = 0
 
 
@@ -87,27 +86,27 @@ def _classify(
     if len(lines) > 4:
         return None, None, False
     text = run.joined()
-    keyword = KEYWORD.match(text)
+    keyword = KEYWORD.match(text) if len(text) <= _MAX_TITLE else None
     if keyword and keyword.group("kw")[0].isupper() and _title_ok(keyword.group("title")):
         if keyword.group("kw").casefold() in PART_WORDS:
-            return Heading(i, text, "part"), None, True
-        return Heading(i, text, "number"), parse_number(keyword.group("num")), True
+            return Heading(text, "part"), None, True
+        return Heading(text, "number"), parse_number(keyword.group("num")), True
     match = NUMBERED.match(text) or BARE_NUMBERED.match(text)
-    if match and _numbered_layout(runs, i, body, match):
+    if match and _numbered_layout(runs, i, body):
         number = parse_number(match.group("num"))
         listed = heading_key(text) in contents.keys
         if listed or (match.re is NUMBERED and _title_ok(match.group("title"))):
-            return Heading(i, text, "number", len(number)), number, listed
+            return Heading(text, "number", len(number)), number, listed
     if len(lines) == 1 and _ROMAN_ALONE.match(text):
-        return Heading(i, text, "roman"), None, True
+        return Heading(text, "roman"), None, True
     # centred lines in capitals are often quoted signs or letters: only after a wide gap
     centred = run.indent >= body + 8 and (i == 0 or run.start - runs[i - 1].end >= 3)
     if len(lines) == 1 and (run.indent <= body or centred) and _caps_title(text):
-        return Heading(i, text, "caps"), None, True
+        return Heading(text, "caps"), None, True
     if len(lines) == 1 and _outdented(runs, i, body):
-        return Heading(i, text, "margin"), None, True
+        return Heading(text, "margin"), None, True
     if len(lines) == 1 and run.indent <= body and norm(text) in contents.titles:
-        return Heading(i, text, "listed"), None, True
+        return Heading(text, "listed"), None, True
     return None, None, False
 
 
@@ -124,7 +123,7 @@ def _setext(runs: list[Run], i: int, body: int) -> tuple[Heading | None, Number 
         return None, None, False
     number = _number_of(title)
     style = "number" if number else f"{'over+' if overlined else ''}underline {rule[0]}"
-    return Heading(i, title, style, len(number or ()), body_from=len(lines)), number, True
+    return Heading(title, style, len(number or ())), number, True
 
 
 def _number_of(title: str) -> Number | None:
@@ -132,7 +131,7 @@ def _number_of(title: str) -> Number | None:
     return parse_number(match.group("num")) if match else None
 
 
-def _title_ok(title: str | None, listed: bool = False) -> bool:
+def _title_ok(title: str | None) -> bool:
     """A title, not a sentence or the start of one: no closing comma or colon, and no full
     stop unless it is Title Cased ("Conveying Verbatim Copies.")."""
     if title is None:
@@ -142,7 +141,7 @@ def _title_ok(title: str | None, listed: bool = False) -> bool:
         return False
     if title.endswith((",", ";", ":")):
         return False
-    if listed or not title.endswith(".") or title.endswith(("..", "…")):
+    if not title.endswith(".") or title.endswith(("..", "…")):
         return True
     words = [w for w in re.findall(r"[^\W\d_][\w'’-]*", title) if len(w) >= 4]
     return 0 < len(words) <= 8 and sum(w[0].isupper() for w in words) >= 0.7 * len(words)
@@ -156,7 +155,7 @@ def _plain_title(title: str) -> bool:
     return _title_ok(title)
 
 
-def _numbered_layout(runs: list[Run], i: int, body: int, match: re.Match[str]) -> bool:
+def _numbered_layout(runs: list[Run], i: int, body: int) -> bool:
     """Placed as a heading: not indented deeper than the text, wrapped lines flush with the
     first one (not hanging like a list item), and the next block not further out."""
     run = runs[i]
@@ -178,7 +177,7 @@ def _caps_title(text: str) -> bool:
         return False  # a term or a name ("RAID0", "NOTE"), not a title
     if not all(c.isupper() for c in letters) or not _CAPS_CHARS.match(text):
         return False
-    if "_" in text or text.startswith(("\"", "'", "«", "“")):
+    if "_" in text or text.startswith(('"', "'", "«", "“")):
         return False  # a line of dialogue
     return _title_ok(text) or bool(re.search(r"\b(?:[IVXLC]+|\d+)\.$", text))
 
@@ -212,17 +211,12 @@ def _drop_unlikely(found: dict[int, Heading], runs: list[Run]) -> None:
             previous = value
     order = sorted(found)
     titles = {i: norm(found[i].title) for i in order}
-    row: list[int] = []
-    for i in [*order, -10]:
-        if row and i == row[-1] + 1:
-            row.append(i)
-            continue
-        if len(row) >= 3:
-            later = {titles[j] for j in order if j > row[-1]}
-            if sum(titles[j] in later for j in row) >= 0.6 * len(row):
-                for j in row:
-                    del found[j]
-        row = [i]
+    for _, group in itertools.groupby(enumerate(order), key=lambda pair: pair[1] - pair[0]):
+        row = [i for _, i in group]  # headings on consecutive runs
+        later = {titles[j] for j in order if j > row[-1]}
+        if len(row) >= 3 and sum(titles[j] in later for j in row) >= 0.6 * len(row):
+            for j in row:
+                del found[j]
 
 
 def _empty(found: dict[int, Heading], runs: list[Run], contents: Contents, i: int) -> bool:
@@ -234,8 +228,8 @@ def _empty(found: dict[int, Heading], runs: list[Run], contents: Contents, i: in
     while j in contents.runs:
         j += 1
     if j >= len(runs):
-        return found[i].body_from >= len(runs[i].lines)
-    return j in found and found[j].level <= found[i].level and found[i].body_from == 0
+        return True
+    return j in found and found[j].level <= found[i].level
 
 
 def _assign_levels(found: dict[int, Heading]) -> None:

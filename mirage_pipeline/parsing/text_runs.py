@@ -156,11 +156,11 @@ def body_indent(runs: list[Run]) -> int:
     """Where paragraphs of running text start (0 for flush text, 3 in RFCs, 2 when first
     lines are indented): the commonest first-line indentation of runs of several lines."""
     counts = Counter(indent_of(run.lines[0]) for run in runs if len(run.lines) >= 2)
-    return counts.most_common(1)[0][0] if counts else 0
+    return min(counts, key=lambda indent: (-counts[indent], indent)) if counts else 0
 
 
 def block_kind(run: Run, body: int) -> str:
-    """"code" for a command (a shell prompt) or for lines set in from the text that read as
+    """ "code" for a command (a shell prompt) or for lines set in from the text that read as
     code or a diagram: not wrapped sentences, not a bulleted list, most lines with code marks."""
     lines = run.lines
     if _PROMPT.match(lines[0]):
