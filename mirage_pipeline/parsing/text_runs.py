@@ -11,7 +11,7 @@ from dataclasses import dataclass
 # A line drawn with one character repeated, or spaced: "-----", "=====", "* * *", "━━━━".
 _SEPARATOR = re.compile(r"^\s*([-=_*~#+.•·─━═])(?:\s?\1){2,}\s*$")
 # Shell prompts opening a command block: "$ make", "# apt-get install foo".
-_PROMPT = re.compile(r"^\s*(?:\$|#|%) +(?:sudo +)?[a-z./~][\w./+-]*")
+_PROMPT = re.compile(r"^\s*[$#] +(?:sudo +)?[a-z./~][\w./+-]*")
 _BULLET = re.compile(r"^\s*(?:[-*+•◦□▪‣–—]|\d{1,3}[.)]|[a-z][.)])\s")
 # Marks of code or a diagram: brackets, operators, pipes, snake_case, options, "+-+" rules.
 _CODE_MARK = re.compile(r"[{}\[\];=<>|$\\]|\w_\w|(?:^|\s)--?\w|\+-")
