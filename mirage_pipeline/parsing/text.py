@@ -1,12 +1,19 @@
-"""Plain text: encoding detected (UTF-8, then Windows-1251), paragraphs on blank lines."""
+"""Plain text: encoding detected (UTF-8, then Windows-1251), paragraphs on blank lines, and the
+book's structure read from its layout (numbered, underlined and capital headings), with a
+printed table of contents, separator lines and page furniture left out."""
 
 from __future__ import annotations
 
-import re
-
 from mirage_pipeline.parsing.model import Block, ParsedDocument, ParseError, Section
-
-_BLANK = re.compile(r"^[ \t\f\v]*$")
+from mirage_pipeline.parsing.text_contents import find_contents
+from mirage_pipeline.parsing.text_headings import find_headings
+from mirage_pipeline.parsing.text_runs import (
+    block_kind,
+    body_indent,
+    drop_page_furniture,
+    split_lines,
+    split_runs,
+)
 
 
 def decode_text(data: bytes) -> str:
@@ -29,35 +36,37 @@ def decode_text(data: bytes) -> str:
     return text
 
 
-def paragraphs(lines: list[str], first_line: int = 1) -> list[Block]:
-    """Runs of non-blank lines as paragraphs, with their 1-based line range."""
-    blocks: list[Block] = []
-    start: int | None = None
-    for i, line in enumerate([*lines, ""]):
-        if _BLANK.match(line):
-            if start is not None:
-                text = "\n".join(ln.rstrip() for ln in lines[start:i]).strip()
-                if text:
-                    blocks.append(
-                        Block(
-                            "paragraph",
-                            text,
-                            line_start=first_line + start,
-                            line_end=first_line + i - 1,
-                        )
-                    )
-                start = None
-        elif start is None:
-            start = i
-    return blocks
-
-
 def parse_text(data: bytes, name: str) -> ParsedDocument:
     text = decode_text(data)
     if "\x00" in text:
         raise ParseError("this looks like a binary file, not text")
-    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-    root = Section(title="", level=0, line_start=1, blocks=paragraphs(lines))
-    if not root.blocks:
+    lines = split_lines(text)
+    drop_page_furniture(text, lines)
+    runs = split_runs(lines)
+    if not runs:
         raise ParseError("no text to index: the file holds only blank lines")
+    body = body_indent(runs)
+    contents = find_contents(runs)
+    headings = find_headings(runs, body, contents)
+    root = Section(title="", level=0, line_start=1)
+    stack = [root]
+    for i, run in enumerate(runs):
+        if i in contents.runs:
+            continue
+        heading = headings.get(i)
+        if heading is not None:
+            while stack[-1].level >= heading.level:
+                stack.pop()
+            section = Section(title=heading.title, level=heading.level, line_start=run.start + 1)
+            stack[-1].children.append(section)
+            stack.append(section)
+            continue
+        run = run.without_rules()
+        if run is None:
+            continue
+        stack[-1].blocks.append(
+            Block(block_kind(run, body), run.text(), line_start=run.start + 1, line_end=run.end)
+        )
+    if not any(s.blocks for _, s in root.walk()):
+        raise ParseError("no text to index: the file holds only headings and separators")
     return ParsedDocument(format="text", title=name.rsplit(".", 1)[0], root=root)

@@ -1,0 +1,274 @@
+"""Plain text gets a structure from its layout: headings, printed contents, separators, code."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from mirage_pipeline.parsing import ParsedDocument, parse_document
+
+ANSWER = (
+    "    The answer runs over a few lines of text, indented like the rest of the\n"
+    "    body, and it says something worth finding with a question later on.\n"
+)
+
+
+def _parse(text: str) -> ParsedDocument:
+    return parse_document(text.encode(), "book.txt")
+
+
+def _toc(doc: ParsedDocument) -> list[tuple[int, str, int]]:
+    return [(e["level"], e["title"], e["line"]) for e in doc.toc()]
+
+
+def _line(text: str, start: str) -> int:
+    """The 1-based number of the first line of `text` that starts with `start`."""
+    return next(n for n, line in enumerate(text.split("\n"), 1) if line.startswith(start))
+
+
+def _text(doc: ParsedDocument) -> str:
+    return "\n".join(b.text for _, s in doc.root.walk() for b in s.blocks)
+
+
+FAQ = f"""
+             The Frequently Asked Questions
+
+---------------------------------------------------------------------
+
+Contents
+
+1. Basics
+    1.1. What is this?
+    1.2. Why would anybody read a document that asks so many questions
+    at once?
+2. Details
+    2.1. Where next?
+
+Chapter 1. Basics
+
+1.1. What is this?
+
+{ANSWER}
+1.2. Why would anybody read a document that asks so many questions at
+once?
+
+{ANSWER}
+Chapter 2. Details
+
+2.1. Where next?
+
+{ANSWER}
+    $ apt-get install the-faq
+
+    * * *
+"""
+
+
+def test_numbered_headings_wrapped_and_contents_dropped() -> None:
+    doc = _parse(FAQ)
+    assert _toc(doc) == [
+        (1, "Chapter 1. Basics", _line(FAQ, "Chapter 1.")),
+        (2, "1.1. What is this?", _line(FAQ, "1.1.")),
+        (
+            2,
+            "1.2. Why would anybody read a document that asks so many questions at once?",
+            _line(FAQ, "1.2."),
+        ),
+        (1, "Chapter 2. Details", _line(FAQ, "Chapter 2.")),
+        (2, "2.1. Where next?", _line(FAQ, "2.1.")),
+    ]
+    text = _text(doc)
+    assert "Contents" not in text and "1.1. What is this?" not in text  # printed contents gone
+    assert "* * *" not in text and "-----" not in text  # separators are not text
+    chapter2 = doc.root.children[1].children[0]
+    assert [b.kind for b in chapter2.blocks] == ["paragraph", "code"]
+    assert chapter2.blocks[0].text.startswith("The answer runs")  # dedented
+    first = _line(FAQ, "2.1.") + 2
+    assert (chapter2.blocks[0].line_start, chapter2.blocks[0].line_end) == (first, first + 1)
+
+
+def test_setext_underlines_rank_by_first_appearance() -> None:
+    doc = _parse(
+        "Installing\n==========\n\nRead this first.\n\n"
+        "Requirements\n------------\n\nA computer.\n\n"
+        "Steps\n-----\n\nRun the installer.\n\n"
+        "Using it\n========\n\nStart it.\n"
+    )
+    assert _toc(doc) == [
+        (1, "Installing", 1),
+        (2, "Requirements", 6),
+        (2, "Steps", 11),
+        (1, "Using it", 16),
+    ]
+    assert "=====" not in _text(doc) and "Run the installer." in _text(doc)
+
+
+def test_rst_title_lined_over_and_under() -> None:
+    doc = _parse("======\n CARE\n======\n\nSynopsis\n========\n\ncare [option] command\n")
+    assert _toc(doc) == [(1, "CARE", 1), (2, "Synopsis", 5)]
+
+
+def test_capital_headings_and_roman_parts() -> None:
+    paragraph = "It was a bright cold day in April, and the clocks were striking thirteen.\n"
+    text = (
+        f"THE FIRST STORY\n\nI.\n\n{paragraph}\nII.\n\n{paragraph}\n"
+        f'"STOP THERE."\n\n{paragraph}\nRAID0\n\n{paragraph}\n\n\n'
+        f"THE SECOND STORY\n\n{paragraph}"
+    )
+    assert _toc(_parse(text)) == [
+        (1, "THE FIRST STORY", 1),
+        (2, "I.", 3),
+        (2, "II.", 7),
+        (1, "THE SECOND STORY", _line(text, "THE SECOND")),
+    ]
+    doc = _parse(text)
+    assert '"STOP THERE."' in _text(doc) and "RAID0" in _text(doc)  # dialogue and terms stay
+
+
+def test_gutenberg_chapter_with_its_title_on_the_next_line() -> None:
+    body = "Alice was beginning to get very tired of sitting by her sister.\n"
+    doc = _parse(
+        f"CHAPTER I.\nDown the Rabbit-Hole\n\n{body}\nCHAPTER II.\nThe Pool of Tears\n\n{body}"
+    )
+    assert _toc(doc) == [
+        (1, "CHAPTER I. Down the Rabbit-Hole", 1),
+        (1, "CHAPTER II. The Pool of Tears", 6),
+    ]
+
+
+def test_parts_sit_above_chapters_and_appendices_follow() -> None:
+    body = "Some text of the book that is long enough to be a paragraph.\n"
+    doc = _parse(
+        f"Part I\n\nChapter 1\n\n{body}\nChapter 2\n\n{body}\n"
+        f"Part II\n\nChapter 3\n\n{body}\nAppendix A. Tables\n\n{body}\nA.1. Sizes\n\n{body}"
+    )
+    assert [(level, title) for level, title, _ in _toc(doc)] == [
+        (1, "Part I"),
+        (2, "Chapter 1"),
+        (2, "Chapter 2"),
+        (1, "Part II"),
+        (2, "Chapter 3"),
+        (2, "Appendix A. Tables"),
+        (3, "A.1. Sizes"),
+    ]
+
+
+def test_prose_and_lists_are_not_headings() -> None:
+    doc = _parse(
+        "Pancakes\n\n"
+        "2 cups of flour and a pinch of salt go into the bowl first\n\n"
+        "Short Capitalised Line\n\n"
+        "1. Mix the flour.\n\n"
+        "Then the milk goes in, slowly, while you whisk.\n\n"
+        "2. Add the eggs.\n\n"
+        "1. Download the tarball\n\n2. Unpack it\n\n3. Run make\n\n"
+        "Chapter 3 explains the rest of the process in detail.\n"
+    )
+    assert doc.toc() == []
+    blocks = [b.text for b in doc.root.blocks]
+    assert "2 cups of flour and a pinch of salt go into the bowl first" in blocks
+    assert "Short Capitalised Line" in blocks and "3. Run make" in blocks
+
+
+def test_numbered_list_items_between_numbered_headings() -> None:
+    body = "This section explains one thing and then it stops explaining it.\n"
+    doc = _parse(
+        f"1. Introduction\n\n{body}\n"
+        "   1. a first step of the list\n\n   2. a second step\n\n"
+        f"2. Usage\n\n{body}\n2.1. Options\n\n{body}\n3. Limits\n\n{body}"
+    )
+    assert [title for _, title, _ in _toc(doc)] == [
+        "1. Introduction",
+        "2. Usage",
+        "2.1. Options",
+        "3. Limits",
+    ]
+
+
+def test_rfc_page_furniture_and_margin_titles() -> None:
+    body = "   The protocol carries packets between two peers over a reliable\n   stream.\n"
+    page = "Author                     Informational                      [Page {n}]\n\f\n"
+    header = "RFC 9999                      Example                       May 2024\n"
+    text = (
+        f"\n\nAbstract\n\n{body}\nTable of Contents\n\n"
+        "   1. Introduction . . . . . . . . . . . . . . . . . . . . . . .   2\n"
+        "   2. Packets  . . . . . . . . . . . . . . . . . . . . . . . . .   2\n"
+        "   3. Security Considerations  . . . . . . . . . . . . . . . . .   3\n"
+        "   Author's Address  . . . . . . . . . . . . . . . . . . . . . .   3\n\n"
+        f"{page.format(n=1)}{header}\n"
+        f"1. Introduction\n\n{body}\n2. Packets\n\n{body}\n"
+        f"{page.format(n=2)}{header}\n{body}\n"
+        f"3. Security Considerations\n\n{body}\n"
+        f"{page.format(n=3)}{header}\n"
+        f"Author's Address\n\n   Jane Doe\n   Example Org\n"
+    )
+    doc = _parse(text)
+    assert [(level, title) for level, title, _ in _toc(doc)] == [
+        (1, "Abstract"),
+        (1, "1. Introduction"),
+        (1, "2. Packets"),
+        (1, "3. Security Considerations"),
+        (1, "Author's Address"),
+    ]
+    everything = _text(doc)
+    assert "[Page" not in everything and "RFC 9999" not in everything
+    assert ". . ." not in everything and "Table of Contents" not in everything
+
+
+def test_indented_code_and_indented_prose() -> None:
+    prose = "The text of this guide runs flush with the margin,\nover two lines or more.\n\n"
+    doc = _parse(
+        f"{prose}Build it like this:\n\n"
+        "    int main(void) {\n        return 0;\n    }\n\n"
+        "    An indented paragraph of prose is a quotation of some kind, and it\n"
+        "    stays an ordinary paragraph of the text, whatever its margin.\n\n"
+        f"{prose}# apt-get install build-essential\n"
+    )
+    kinds = ["paragraph", "paragraph", "code", "paragraph", "paragraph", "code"]
+    assert [b.kind for b in doc.root.blocks] == kinds
+    assert doc.root.blocks[2].text == "int main(void) {\n    return 0;\n}"
+
+
+def test_a_file_of_separators_only() -> None:
+    from mirage_pipeline.parsing import ParseError
+
+    with pytest.raises(ParseError, match="no text to index"):
+        _parse("-----\n\n* * *\n\n=====\n")
+
+
+@pytest.mark.corpus
+def test_gpl3_sections_from_the_corpus(corpus: Path) -> None:
+    """A real plain text: the GPL's numbered sections with Title-Cased titles, its preamble
+    left at the top, and the numbered paragraph inside section 5 not taken for a section."""
+    doc = parse_document((corpus / "LICENSES" / "GPL-3.txt").read_bytes(), "GPL-3.txt")
+    toc = _toc(doc)
+    assert [title for _, title, _ in toc][:3] == [
+        "0. Definitions.",
+        "1. Source Code.",
+        "2. Basic Permissions.",
+    ]
+    assert len(toc) == 18 and {level for level, _, _ in toc} == {1}
+    assert toc[-1][1] == "17. Interpretation of Sections 15 and 16."
+    assert doc.root.blocks[0].text.startswith("GNU GENERAL PUBLIC LICENSE\n")
+    assert "TERMS AND CONDITIONS" in _text(doc) and "Preamble" in _text(doc)
+
+
+def test_russian_chapters_questions_and_appendix() -> None:
+    body = (
+        "    Ответ на вопрос занимает несколько строк текста с отступом, как\n    всё остальное.\n"
+    )
+    doc = _parse(
+        f"Глава 1. Введение\n\n1.1. Что это такое?\n\n{body}\n1.2. Зачем это нужно?\n\n{body}\n"
+        f"Глава 2. Установка\n\n2.1. Где взять?\n\n{body}\n"
+        f"Приложение А. Таблицы\n\nА.1. Размеры\n\n{body}"
+    )
+    assert [(level, title) for level, title, _ in _toc(doc)] == [
+        (1, "Глава 1. Введение"),
+        (2, "1.1. Что это такое?"),
+        (2, "1.2. Зачем это нужно?"),
+        (1, "Глава 2. Установка"),
+        (2, "2.1. Где взять?"),
+        (1, "Приложение А. Таблицы"),
+        (2, "А.1. Размеры"),
+    ]
