@@ -23,7 +23,6 @@ _LEADER_RUN = re.compile(rf"\s*(?:{LEADER.pattern})\s*")
 _WORD_CHAR = re.compile(r"\w")
 _TOKEN = re.compile(r"\w+(?:-\w+)*")
 _BROKEN_TOKEN = re.compile(r"(\w+(?:-\w+)*)-$")  # the word a line-end hyphen ends
-_HEAD_TOKEN = re.compile(r"\w+(?:-\w+)*")
 _LATIN = re.compile(r"[a-z]+")
 _COMPOUND_PART_MIN = 3  # letters in each half of a compound told by its halves
 _COMPOUND_MIN = 10  # letters in both: "program-specific", not "any-thing"
@@ -47,6 +46,7 @@ class Vocabulary:
         self._words: set[str] = set()
 
     def tokens(self) -> set[str]:
+        """Its words and hyphenated compounds, casefolded."""
         if self._tokens is None:
             tokens: set[str] = set()
             broken = False
@@ -65,6 +65,7 @@ class Vocabulary:
         return self._tokens
 
     def words(self) -> set[str]:
+        """Its words, compounds split at their hyphens, casefolded."""
         self.tokens()
         return self._words
 
@@ -90,6 +91,8 @@ def join_text(text: str, part: str, vocabulary: Vocabulary, mono: bool = False) 
         return part
     if not part:
         return text
+    if text[-1] not in "-\u00ad/.":  # most line ends: a word, a comma
+        return f"{text} {part}"
     if (
         text[-1] in "-\u00ad"
         and len(text) > 1
@@ -113,7 +116,7 @@ def _keeps_hyphen(text: str, part: str, vocabulary: Vocabulary, mono: bool) -> b
     if "/" in tail or "@" in tail:
         return True  # "https://tug.org/texlive/acquire-" + "mirror.html"
     left = _BROKEN_TOKEN.search(tail)
-    right = _HEAD_TOKEN.match(part)
+    right = _TOKEN.match(part)
     if left is None or right is None:
         return bool(_REAL_HYPHEN.search(tail))
     left_token, right_token = left.group(1), right.group()
@@ -145,7 +148,7 @@ def _continues_link(text: str, part: str, mono: bool) -> bool:
     a dot: "https://www.ctan." + "org/pkg", "/usr/" + "share/man". Conservative: prose
     after a link ("… https://tug.org/" + "for details") keeps its space."""
     tail = text[text.rfind(" ") + 1 :].lstrip(_OPENING)
-    if not tail.isascii():
+    if ("/" not in tail and not tail.startswith("www.")) or not tail.isascii():
         return False
     url = bool(_URL.match(tail))
     if not (url or _PATH.match(tail)):

@@ -2,10 +2,11 @@
 code listings, tables and footnotes.
 
 A paragraph is a PyMuPDF block, or more: a block boundary inside a paragraph (a producer cuts
-one where the indentation changes) does not end it when the next block goes on with a word
-hyphenated at the end of the last one, and a paragraph broken by a page break is joined across
-it (past the footnotes of its first page). Monospaced lines form a code block with their line
-breaks and indentation, apart from the prose around them even within one block.
+one where the indentation changes) does not end it when the next block goes on with the
+second half of a hyphenated word, or in lowercase after a line filled to the margin; and a
+paragraph broken by a page break is joined across it (past the footnotes of its first page).
+Monospaced lines form a code block with their line breaks and indentation, apart from the
+prose around them even within one block.
 """
 
 from __future__ import annotations
@@ -50,6 +51,10 @@ def build_tree(
         table_at[min(at)] = table
         skip.update(at)
     listing = _listing_lines(lines)
+    margins: dict[tuple[int, float], float] = {}  # (page, font size) → right edge of its text
+    for line in lines:
+        key = (line.page, round(line.size))
+        margins[key] = max(margins.get(key, 0.0), line.x1)
     front: Section | None = None
     paragraph: list[Line] = []
     note: list[Line] = []
@@ -93,19 +98,26 @@ def build_tree(
                 flush()  # the paragraph above, or the footnote before this one
             note.append(line)
             continue
-        if note or (paragraph and not _same_paragraph(paragraph[-1], line, listing)):
+        if note or (paragraph and not _same_paragraph(paragraph[-1], line, listing, margins)):
             flush()
         paragraph.append(line)
     flush()
     return root
 
 
-def _same_paragraph(last: Line, line: Line, listing: set[int]) -> bool:
-    """Whether `line` goes on with the paragraph (or code listing) `last` ends."""
+def _same_paragraph(
+    last: Line, line: Line, listing: set[int], margins: dict[tuple[int, float], float]
+) -> bool:
+    """Whether `line` goes on with the paragraph (or code listing) `last` ends. Across a
+    block boundary a paragraph goes on in the same column and font with a lowercase word,
+    after a hyphenated word or a line filled to the right margin without a sentence end."""
     code = id(line) in listing
     if code != (id(last) in listing):
-        # a listing set in the block of the prose around it (not a cell beside another)
-        return line.block == last.block and line.y0 - last.y0 < 0.5 * last.size
+        # A listing set in the block of the prose around it starts or ends here, unless the
+        # line stands beside the other (a table cell) or flush with it (a path on a line).
+        return line.block == last.block and (
+            line.y0 - last.y0 < 0.5 * last.size or abs(line.x0 - last.x0) < last.size
+        )
     if line.block == last.block:
         return True
     if line.page != last.page:
@@ -113,13 +125,17 @@ def _same_paragraph(last: Line, line: Line, listing: set[int]) -> bool:
     step = line.y0 - last.y0
     if code:
         return 0 < step <= _CODE_STEP_MAX * last.size
-    return (
-        bool(_HYPHENATED.search(last.text))
-        and line.text[:1].islower()
+    if not (
+        line.text[:1].islower()
         and abs(line.size - last.size) <= 0.5
         and 0 < step <= _LINE_STEP_MAX * last.size
         and abs(line.x0 - last.x0) <= _COLUMN_SLACK * last.size
-    )
+    ):
+        return False
+    if _HYPHENATED.search(last.text):
+        return True
+    full = last.x1 >= margins[(last.page, round(last.size))] - last.size
+    return full and not last.text.endswith(_SENTENCE_END)
 
 
 def _listing_lines(lines: list[Line]) -> set[int]:
