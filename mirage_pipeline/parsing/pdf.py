@@ -1,7 +1,7 @@
 """PDF (PyMuPDF): the outline gives the tree — or, when there is none, headings from font
 statistics checked against the printed table of contents — and the body text is rebuilt into
-paragraphs placed under the right section, with running headers, footers and page numbers
-removed and line-end hyphenation undone."""
+paragraphs (`pdf_tree`) placed under the right section, with running headers, footers and page
+numbers removed, footnotes set apart and line-end hyphenation undone."""
 
 from __future__ import annotations
 
@@ -11,19 +11,20 @@ import pymupdf
 
 from mirage_pipeline.language import identify_language, normalise_language
 from mirage_pipeline.parsing import pdf_encodings, pdf_fonts
-from mirage_pipeline.parsing.model import Block, ParsedDocument, ParseError, Section
+from mirage_pipeline.parsing.model import ParsedDocument, ParseError
 from mirage_pipeline.parsing.pdf_contents import apply_contents, read_contents
-from mirage_pipeline.parsing.pdf_headings import Heading, detect_headings, locate_outline
+from mirage_pipeline.parsing.pdf_headings import detect_headings, locate_outline
 from mirage_pipeline.parsing.pdf_lines import (
-    LEADER,
     Line,
     PageLines,
     body_font_size,
     drop_printed_contents,
-    drop_running_lines,
     extract_lines,
 )
-from mirage_pipeline.parsing.pdf_tables import Table, find_tables
+from mirage_pipeline.parsing.pdf_notes import find_footnotes
+from mirage_pipeline.parsing.pdf_running import drop_running_lines
+from mirage_pipeline.parsing.pdf_tables import find_tables
+from mirage_pipeline.parsing.pdf_tree import build_tree
 
 # A PDF where (nearly) no page has text, or with only a few characters per page on average,
 # is a scan, or a broken build with an outline and no body (page numbers and stray URLs only).
@@ -34,14 +35,6 @@ _AVERAGE_CHARS_MIN = 50
 _PROSE_PAGES_MIN_SHARE = 0.5
 _PROSE = re.compile(r"[^\W\d_]{2,}\s+[^\W\d_]{2,}")
 _LANGUAGE_SAMPLE = 80  # lines, about the 4 000 characters identify_language reads
-_WORD_CHAR = re.compile(r"\w")
-# Prefixes whose hyphen is part of the word (non-privileged, self-contained, кое-что).
-_REAL_HYPHEN = re.compile(
-    r"(?:^|\W)(?:non|self|well|co|cross|half|semi|multi|re|pre|post|anti|кое|какой|что|во)-$",
-    re.IGNORECASE,
-)
-_LEADER_RUN = re.compile(rf"\s*(?:{LEADER.pattern})\s*")
-_SENTENCE_END = (".", "!", "?", "…", ":", ";", '"', "»", ")")
 
 pymupdf.TOOLS.mupdf_display_errors(False)
 
@@ -100,7 +93,9 @@ def _parse(doc: pymupdf.Document, name: str) -> ParsedDocument:
     ]
     body = body_font_size(pages)
     tables = find_tables(pages, body)
-    cells = frozenset(id(line) for table in tables for line in table.lines)
+    notes = find_footnotes(pages, body)
+    # neither a table's bold header row nor a footnote is a heading
+    cells = frozenset(id(line) for table in tables for line in table.lines) | notes.keys()
     if toc:
         headings = locate_outline(toc, lines, page_starts)
         source = "outline"
@@ -116,7 +111,7 @@ def _parse(doc: pymupdf.Document, name: str) -> ParsedDocument:
     title = _title(metadata_in.get("title") or "", pages, name)
     heading_lines = {id(lines[i]) for h in headings for i in h.lines}  # an outline's title
     tables = [t for t in tables if not any(id(ln) in heading_lines for ln in t.lines)]
-    root = _build_tree(lines, headings, tables)
+    root = build_tree(lines, headings, tables, notes)
     metadata = {
         "pages": doc.page_count,
         "structure_source": source,
@@ -131,6 +126,8 @@ def _parse(doc: pymupdf.Document, name: str) -> ParsedDocument:
         metadata["printed_contents_pages"] = [page.number for page in contents]
     if tables:
         metadata["tables"] = len(tables)
+    if notes:
+        metadata["footnotes"] = sum(notes.values())
     if metadata_in.get("author"):
         metadata["authors"] = [
             a.strip() for a in re.split(r"[;,]| and ", metadata_in["author"]) if a.strip()
@@ -249,109 +246,3 @@ def _title(meta_title: str, pages: list[PageLines], name: str) -> str:
         if 3 <= len(text) <= 150:
             return text
     return name.rsplit(".", 1)[0]
-
-
-def _build_tree(lines: list[Line], headings: list[Heading], tables: list[Table]) -> Section:
-    root = Section(title="", level=0, page=1)
-    stack = [root]
-    starts = {}
-    for heading in headings:
-        starts.setdefault(heading.start, []).append(heading)
-    skip = {i for h in headings for i in h.lines}
-    where = {id(line): i for i, line in enumerate(lines)}
-    table_at: dict[int, Table] = {}
-    for table in tables:
-        at = [where[id(line)] for line in table.lines]
-        table_at[min(at)] = table
-        skip.update(at)
-    front: Section | None = None
-    paragraph: list[Line] = []
-
-    def target(page: int) -> Section:
-        """The open section; text before the first heading goes to a "Front matter" one."""
-        nonlocal front
-        if stack[-1] is not root:
-            return stack[-1]
-        if front is None:
-            front = Section(title="Front matter", level=1, page=page)
-            root.children.insert(0, front)
-        return front
-
-    def flush() -> None:
-        if paragraph:
-            _add_paragraph(target(paragraph[0].page), paragraph)
-            paragraph.clear()
-
-    for i, line in enumerate([*lines, None]):
-        if i in starts:
-            flush()
-            for heading in starts[i]:
-                while stack[-1].level >= heading.level:
-                    stack.pop()
-                section = Section(title=heading.title, level=heading.level, page=heading.page)
-                stack[-1].children.append(section)
-                stack.append(section)
-        if i in table_at:
-            flush()
-            table = table_at[i]
-            target(table.page).blocks.append(Block("table", table.text, page=table.page))
-        if line is None:
-            break
-        if i in skip:
-            continue
-        if paragraph and (line.block != paragraph[-1].block):
-            flush()
-        paragraph.append(line)
-    flush()
-    return root
-
-
-def _add_paragraph(section: Section, lines: list[Line]) -> None:
-    mono = all(line.mono for line in lines)
-    if mono:
-        text = "\n".join(line.text for line in lines)
-    else:
-        text = _join_lines([line.text for line in lines])
-    page, last = lines[0].page, lines[-1].page
-    previous = section.blocks[-1] if section.blocks else None
-    # A paragraph broken by a page break continues on the next page: join the halves.
-    if (
-        previous is not None
-        and not mono
-        and previous.kind == "paragraph"
-        and previous.last_page == page - 1
-        and not previous.text.endswith(_SENTENCE_END)
-        and text[:1].islower()
-    ):
-        previous.text = _join_lines([previous.text, text])
-        previous.page_end = last
-        return
-    block = Block(kind="code" if mono else "paragraph", text=text, page=page)
-    if last != page:
-        block.page_end = last
-    section.blocks.append(block)
-
-
-def _join_lines(parts: list[str]) -> str:
-    """Lines of one paragraph as one string: words hyphenated across line ends rejoined."""
-    text = ""
-    for part in parts:
-        part = part.strip()
-        if not text:
-            text = part
-        elif (
-            text[-1] in "-\u00ad"
-            and len(text) > 1
-            and _WORD_CHAR.match(text[-2])
-            and part[:1].isalnum()
-        ):
-            # only the end of the paragraph so far matters: look at its last few characters
-            if part[:1].islower() and not _REAL_HYPHEN.search(text, max(0, len(text) - 16)):
-                text = text[:-1] + part  # a word broken at the line end
-            else:
-                text = text.rstrip("\u00ad") + part  # a real hyphen: non-privileged
-        else:
-            text = f"{text} {part}"
-    if LEADER.search(text):  # cheap; _LEADER_RUN also eats the spaces around the run
-        text = _LEADER_RUN.sub(" … ", text).strip()
-    return text

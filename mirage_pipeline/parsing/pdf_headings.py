@@ -16,6 +16,8 @@ _NUMBERED = re.compile(
     re.IGNORECASE,
 )
 _NUMBER_ONLY = re.compile(r"^(?:\d+(?:\.\d+)*\.?|[IVXLC]+\.?|[А-ЯA-Z]\.?)$")
+# A list item's mark: "• ldconfig" set in bold is an item, not a heading.
+_BULLET = re.compile(r"^(?:[•◦▪▫‣⁃∙·●○■□►▸▹➢➤✓✔*]|[-–—](?=\s))")
 
 
 @dataclass
@@ -59,6 +61,9 @@ def _find_title(title: str, lines: list[Line], start: int, page: int) -> tuple[i
     bare = _LEADING_NUMBER.sub("", want, count=1) if _LEADING_NUMBER.match(want) else want
     i = start
     while i < len(lines) and lines[i].page == page:
+        if not _norm(lines[i].text):  # a title starts with a word, not with "?‘" before it
+            i += 1
+            continue
         text = ""
         for k in range(i, min(i + 3, len(lines))):
             if lines[k].page != page:
@@ -165,6 +170,8 @@ def _block_length(lines: list[Line], i: int) -> int:
 def _looks_like_heading(lines: list[Line], i: int, n: int, body: float) -> bool:
     group = lines[i : i + n]
     text = " ".join(line.text for line in group).strip()
+    if _BULLET.match(text):
+        return False
     if _NUMBER_ONLY.match(text):
         return group[0].size >= body + 1 or group[0].bold
     if len(text) > 120 or not any(ch.isalpha() for ch in text):

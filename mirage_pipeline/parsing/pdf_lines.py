@@ -1,8 +1,7 @@
-"""PDF text as lines: extraction with font facts, running headers and footers removed.
+"""PDF text as lines: extraction with font facts, printed tables of contents removed.
 
 PyMuPDF gives blocks of lines of spans. We keep each line with its page, position, dominant
-font size and weight, then drop what repeats across pages at the same place — running headers,
-footers, page numbers, ESKD title-block stamps — since those would pollute every chunk.
+font size and weight; `pdf_running` then drops what repeats across pages at the same place.
 """
 
 from __future__ import annotations
@@ -17,10 +16,6 @@ import pymupdf
 
 # Expand ligatures (ﬁ → fi), keep whitespace readable; no images.
 _FLAGS = pymupdf.TEXT_PRESERVE_WHITESPACE | pymupdf.TEXT_MEDIABOX_CLIP
-_PAGE_NUMBER = re.compile(
-    r"^(?:[-–—]\s*)?(?:\d{1,4}|[ivxlcdm]{1,7})(?:\s*[-–—])?$|^(?:page|стр\.?|страница)\s*\d+(?:\s*(?:of|из)\s*\d+)?$",
-    re.IGNORECASE,
-)
 _DIGITS = re.compile(r"\d+")
 # Dot leaders of a printed table of contents: ". . . . ." or "........"
 LEADER = re.compile(r"(?:\. ){4,}\.|\.{5,}|…{3,}")
@@ -42,7 +37,11 @@ class Line:
     text: str
     size: float  # the font size most of its characters have
     bold: bool
-    mono: bool
+    mono: bool  # most of its characters are monospaced
+    x1: float = 0.0
+    code: bool = False  # every character is monospaced (a line of a code listing)
+    mono_ends: tuple[bool, bool] = (False, False)  # its first and its last word monospaced
+    note_mark: bool = False  # it opens with a superscript number (a footnote's first line)
 
     @property
     def norm(self) -> str:
@@ -118,78 +117,63 @@ def extract_lines(
                     spans.append(s)
                 if not spans:
                     continue
+                note_mark = False
                 if len(spans) == 1:  # most lines: one font throughout
                     text = spans[0]["text"].strip()
                     size = round(spans[0]["size"], 1)
                     bold, mono = style(spans[0])
+                    code, mono_ends = mono, (mono, mono)
                 else:
+                    words = [s for s in spans if not s["text"].isspace()] or spans
                     text = "".join(s["text"] for s in spans).strip()
+                    note_mark = _superscript_number(words)
+                    if note_mark:  # "¹Obviously" would read "1Obviously"
+                        mark = words[0]["text"].strip()
+                        text = f"{mark} {text[len(mark) :].lstrip()}"
                     weights: Counter[tuple[float, bool, bool]] = Counter()
                     for s in spans:
                         weights[(round(s["size"], 1), *style(s))] += len(s["text"].strip()) or 1
                     (size, bold, mono), _ = weights.most_common(1)[0]
+                    code = all(style(s)[1] for s in words)
+                    mono_ends = (style(words[0])[1], style(words[-1])[1])
                 if fixed and line_fix is not None:
                     text = line_fix(text)
                 if not text:
                     continue
-                x0, y0, _, y1 = line["bbox"]
-                found.append(Line(page.number + 1, block_id, x0, y0, y1, text, size, bold, mono))
+                x0, y0, x1, y1 = line["bbox"]
+                found.append(
+                    Line(
+                        page.number + 1,
+                        block_id,
+                        x0,
+                        y0,
+                        y1,
+                        text,
+                        size,
+                        bold,
+                        mono,
+                        x1,
+                        code,
+                        mono_ends,
+                        note_mark,
+                    )
+                )
         pages.append(PageLines(page.number + 1, page.rect.height, found, fonts))
     return pages
 
 
-def drop_running_lines(pages: list[PageLines]) -> int:
-    """Remove running headers/footers and page numbers in place; return how many lines went.
-
-    Candidates are a page's edge rows: its topmost and bottommost lines, when set apart from
-    the body by a gap (a running header sits above the text, not on its first line). An edge
-    row goes when it is a bare page number, or when its text (digits ignored) or its vertical
-    slot recurs on many pages. Anywhere on the page, short text recurring at the very same
-    place on most pages (stamps, frames) goes too.
-    """
-    n = len(pages)
-    if n == 0:
-        return 0
-    edges = [_edge_rows(page) for page in pages]
-    by_text: Counter[tuple[str, str]] = Counter()
-    by_slot: Counter[tuple[str, int]] = Counter()
-    by_place: Counter[tuple[str, int, int]] = Counter()
-    for page, edge in zip(pages, edges, strict=True):
-        by_text.update({(zone, line.norm) for line, zone in edge.items()})
-        by_slot.update({(zone, round(line.y0 / 3)) for line, zone in edge.items()})
-        by_place.update(
-            {
-                (line.norm, round(line.x0 / 4), round(line.y0 / 4))
-                for line in page.lines
-                if len(line.text) <= 60
-            }
-        )
-    repeats = n >= 4
-    text_min = max(3, int(0.3 * n))
-    slot_min = max(3, int(0.4 * n))
-    place_min = max(3, int(0.5 * n))
-    dropped = 0
-    for page, edge in zip(pages, edges, strict=True):
-        kept = []
-        for line in page.lines:
-            zone = edge.get(line)
-            running = False
-            if zone and _PAGE_NUMBER.match(line.text.strip()):
-                running = True
-            elif repeats and zone and len(line.text) <= 160:
-                running = (
-                    by_text[(zone, line.norm)] >= text_min
-                    or by_slot[(zone, round(line.y0 / 3))] >= slot_min
-                )
-            if not running and repeats and len(line.text) <= 60:
-                place = (line.norm, round(line.x0 / 4), round(line.y0 / 4))
-                running = by_place[place] >= place_min
-            if running:
-                dropped += 1
-            else:
-                kept.append(line)
-        page.lines = kept
-    return dropped
+def _superscript_number(spans: list[dict]) -> bool:
+    """The line opens with a raised, smaller number: a footnote's mark ("¹ Obviously…")."""
+    if len(spans) < 2:
+        return False
+    mark, rest = spans[0], spans[1]
+    number = mark["text"].strip()
+    return (
+        number.isdigit()
+        and len(number) <= 3
+        and mark["size"] <= 0.85 * rest["size"]
+        and (bool(mark["flags"] & 1) or mark["origin"][1] < rest["origin"][1] - 0.1 * rest["size"])
+    )
 
 
 def drop_printed_contents(pages: list[PageLines]) -> list[PageLines]:
@@ -273,42 +257,6 @@ def rows_of(lines: list[Line]) -> list[list[Line]]:
         else:
             rows.append([line])
     return rows
-
-
-def _edge_rows(page: PageLines) -> dict[Line, str]:
-    """The top and bottom rows of a page (within its outer 12 %), if apart from the body."""
-    found: dict[Line, str] = {}
-    lines = page.lines
-    if len(lines) < 2:
-        return {line: _zone(line, page.height) for line in lines if _zone(line, page.height)}
-    for zone, ordered in (
-        ("top", sorted(lines, key=lambda ln: ln.y0)),
-        ("bottom", sorted(lines, key=lambda ln: -ln.y1)),
-    ):
-        first = ordered[0]
-        if _zone(first, page.height) != zone:
-            continue
-        if zone == "top":
-            row = [ln for ln in ordered if ln.y0 <= first.y0 + 2]
-            rest = [ln for ln in ordered if ln.y0 > first.y0 + 2]
-            gap = (min(ln.y0 for ln in rest) - max(ln.y1 for ln in row)) if rest else 99.0
-        else:
-            row = [ln for ln in ordered if ln.y1 >= first.y1 - 2]
-            rest = [ln for ln in ordered if ln.y1 < first.y1 - 2]
-            gap = (min(ln.y0 for ln in row) - max(ln.y1 for ln in rest)) if rest else 99.0
-        height = max(ln.y1 - ln.y0 for ln in row)
-        if gap >= 0.8 * height:
-            found.update({ln: zone for ln in row})
-    return found
-
-
-def _zone(line: Line, height: float) -> str:
-    middle = (line.y0 + line.y1) / 2
-    if middle < 0.12 * height:
-        return "top"
-    if middle > 0.88 * height:
-        return "bottom"
-    return ""
 
 
 def body_font_size(pages: list[PageLines]) -> float:

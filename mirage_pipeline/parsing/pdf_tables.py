@@ -5,7 +5,8 @@ parsing a whole book otherwise. Tables in books and manuals are visible in the t
 rows of short cells side by side, their left edges in the same columns from row to row. A run of
 at least three such rows becomes one `table` block, one line per row, cells joined by " | ";
 a row that starts right of the first column continues the cells above it (a cell wrapped onto
-a second line). Two-column running text is not a table: its "cells" are long lines.
+a second line, joined as running text is: `pdf_text`). Two-column running text is not a
+table: its "cells" are long lines.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import statistics
 from dataclasses import dataclass
 
 from mirage_pipeline.parsing.pdf_lines import Line, PageLines, rows_of
+from mirage_pipeline.parsing.pdf_text import Vocabulary, join_text
 
 _MIN_ROWS = 3  # rows with two or more cells
 _MAX_MEDIAN_CELL = 40  # characters: cells are short, lines of running text are not
@@ -32,6 +34,7 @@ def find_tables(pages: list[PageLines], body_size: float) -> list[Table]:
     """The tables of every page; a row set larger than the body text (a numbered heading whose
     number stands apart from its title) is never part of one."""
     found = []
+    words = Vocabulary(line for page in pages for line in page.lines)
     for page in pages:
         rows = [
             [] if max(ln.size for ln in row) > 1.15 * body_size else _cells(row)
@@ -43,7 +46,9 @@ def find_tables(pages: list[PageLines], body_size: float) -> list[Table]:
                 start += 1
                 continue
             end = _run_end(rows, start)
-            table = _table(page.number, rows[start:end]) if end - start >= _MIN_ROWS else None
+            table = (
+                _table(page.number, rows[start:end], words) if end - start >= _MIN_ROWS else None
+            )
             if table is not None:
                 found.append(table)
                 start = end
@@ -79,7 +84,7 @@ def _run_end(rows: list[list[Line]], start: int) -> int:
     return end
 
 
-def _table(page: int, cells: list[list[Line]]) -> Table | None:
+def _table(page: int, cells: list[list[Line]], words: Vocabulary) -> Table | None:
     texts = [c.text for row in cells for c in row]
     if sum(1 for row in cells if len(row) >= 2) < _MIN_ROWS:
         return None
@@ -93,13 +98,17 @@ def _table(page: int, cells: list[list[Line]]) -> Table | None:
     if _columns_of_prose(cells, edges):
         return None
     table_rows: list[list[str]] = []
+    above: dict[int, Line] = {}  # the last line of each column
     for row in cells:
         slots = [_column(c.x0, edges) for c in row]
         if table_rows and slots[0] != 0 and len(row) < len(edges):
             for slot, cell in zip(slots, row, strict=True):  # a wrapped cell goes on
-                previous = table_rows[-1][slot]
-                table_rows[-1][slot] = f"{previous} {cell.text}".strip()
+                last = above.get(slot)
+                mono = last is not None and last.mono_ends[1] and cell.mono_ends[0]
+                table_rows[-1][slot] = join_text(table_rows[-1][slot], cell.text, words, mono)
+                above[slot] = cell
             continue
+        above.update(zip(slots, row, strict=True))
         values = [""] * len(edges)
         for slot, cell in zip(slots, row, strict=True):
             values[slot] = f"{values[slot]} {cell.text}".strip()

@@ -1,0 +1,144 @@
+"""Running headers and footers of PDF pages: what repeats from page to page at the top or
+bottom edge — page numbers, chapter titles, a section title beside the page number, ESKD
+title-block stamps — is dropped, since it would pollute every chunk."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+from mirage_pipeline.parsing.pdf_lines import Line, PageLines
+
+_PAGE_NUMBER = re.compile(
+    r"^(?:[-–—]\s*)?(?:\d{1,4}|[ivxlcdm]{1,7})(?:\s*[-–—])?$|^(?:page|стр\.?|страница)\s*\d+(?:\s*(?:of|из)\s*\d+)?$",
+    re.IGNORECASE,
+)
+# A page number at either end of a running head: "1.3 Source files 5", "62 Typesetting Math".
+_END_NUMBER = re.compile(r"^(\d{1,4})(?:\s|$)|\s(\d{1,4})$")
+
+
+def drop_running_lines(pages: list[PageLines]) -> int:
+    """Remove running headers/footers and page numbers in place; return how many lines went.
+
+    Candidates are a page's edge rows: its topmost and bottommost lines, when set apart from
+    the body by a gap (a running header sits above the text, not on its first line). An edge
+    row goes when it is a bare page number, or when its text (digits ignored) or its vertical
+    slot recurs on many pages. Anywhere on the page, short text recurring at the very same
+    place on most pages (stamps, frames) goes too. So does a top or bottom row, gap or not,
+    with a page number at one end that follows the physical page on many pages (a section
+    title beside the page number: the text changes, the number keeps its step).
+    """
+    n = len(pages)
+    if n == 0:
+        return 0
+    numbered = _numbered_rows(pages)
+    edges = [_edge_rows(page) for page in pages]
+    by_text: Counter[tuple[str, str]] = Counter()
+    by_slot: Counter[tuple[str, int]] = Counter()
+    by_place: Counter[tuple[str, int, int]] = Counter()
+    for page, edge in zip(pages, edges, strict=True):
+        by_text.update({(zone, line.norm) for line, zone in edge.items()})
+        by_slot.update({(zone, round(line.y0 / 3)) for line, zone in edge.items()})
+        by_place.update(
+            {
+                (line.norm, round(line.x0 / 4), round(line.y0 / 4))
+                for line in page.lines
+                if len(line.text) <= 60
+            }
+        )
+    repeats = n >= 4
+    text_min = max(3, int(0.3 * n))
+    slot_min = max(3, int(0.4 * n))
+    place_min = max(3, int(0.5 * n))
+    dropped = 0
+    for page, edge in zip(pages, edges, strict=True):
+        kept = []
+        for line in page.lines:
+            zone = edge.get(line)
+            running = False
+            if id(line) in numbered or (zone and _PAGE_NUMBER.match(line.text.strip())):
+                running = True
+            elif repeats and zone and len(line.text) <= 160:
+                running = (
+                    by_text[(zone, line.norm)] >= text_min
+                    or by_slot[(zone, round(line.y0 / 3))] >= slot_min
+                )
+            if not running and repeats and len(line.text) <= 60:
+                place = (line.norm, round(line.x0 / 4), round(line.y0 / 4))
+                running = by_place[place] >= place_min
+            if running:
+                dropped += 1
+            else:
+                kept.append(line)
+        page.lines = kept
+    return dropped
+
+
+def _edge_rows(page: PageLines) -> dict[Line, str]:
+    """The top and bottom rows of a page (within its outer 12 %), if apart from the body."""
+    found: dict[Line, str] = {}
+    lines = page.lines
+    if len(lines) < 2:
+        return {line: _zone(line, page.height) for line in lines if _zone(line, page.height)}
+    for zone, ordered in (
+        ("top", sorted(lines, key=lambda ln: ln.y0)),
+        ("bottom", sorted(lines, key=lambda ln: -ln.y1)),
+    ):
+        first = ordered[0]
+        if _zone(first, page.height) != zone:
+            continue
+        if zone == "top":
+            row = [ln for ln in ordered if ln.y0 <= first.y0 + 2]
+            rest = [ln for ln in ordered if ln.y0 > first.y0 + 2]
+            gap = (min(ln.y0 for ln in rest) - max(ln.y1 for ln in row)) if rest else 99.0
+        else:
+            row = [ln for ln in ordered if ln.y1 >= first.y1 - 2]
+            rest = [ln for ln in ordered if ln.y1 < first.y1 - 2]
+            gap = (min(ln.y0 for ln in row) - max(ln.y1 for ln in rest)) if rest else 99.0
+        height = max(ln.y1 - ln.y0 for ln in row)
+        if gap >= 0.8 * height:
+            found.update({ln: zone for ln in row})
+    return found
+
+
+def _zone(line: Line, height: float) -> str:
+    middle = (line.y0 + line.y1) / 2
+    if middle < 0.12 * height:
+        return "top"
+    if middle > 0.88 * height:
+        return "bottom"
+    return ""
+
+
+def _numbered_rows(pages: list[PageLines]) -> set[int]:
+    """Ids of the lines of running heads that carry the printed page number: a page's top
+    (or bottom) row ending or starting in a number that is the physical page number plus the
+    same offset on at least a third of the pages."""
+    found: list[tuple[str, int, list[Line]]] = []
+    for page in pages:
+        for zone, row in _outer_rows(page):
+            texts = [ln.text.strip() for ln in sorted(row, key=lambda ln: ln.x0)]
+            match = _END_NUMBER.search(" ".join(texts))
+            if match and len(" ".join(texts)) <= 160:
+                number = int(match.group(1) or match.group(2))
+                found.append((zone, number - page.number, row))
+    offsets = Counter((zone, offset) for zone, offset, _ in found)
+    least = max(3, len(pages) // 3)
+    return {
+        id(line) for zone, offset, row in found if offsets[(zone, offset)] >= least for line in row
+    }
+
+
+def _outer_rows(page: PageLines) -> list[tuple[str, list[Line]]]:
+    """The topmost and the bottommost row of a page, each when it lies in the page's outer
+    12 %, whatever the gap to the body."""
+    if not page.lines:
+        return []
+    rows = []
+    top = min(page.lines, key=lambda ln: ln.y0)
+    if _zone(top, page.height) == "top":
+        rows.append(("top", [ln for ln in page.lines if ln.y0 <= top.y0 + 2]))
+    bottom = max(page.lines, key=lambda ln: ln.y1)
+    if _zone(bottom, page.height) == "bottom":
+        rows.append(("bottom", [ln for ln in page.lines if ln.y1 >= bottom.y1 - 2]))
+    return rows

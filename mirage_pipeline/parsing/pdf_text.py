@@ -1,0 +1,172 @@
+"""The lines of a PDF paragraph joined into running text.
+
+A word hyphenated at a line end is rejoined ("ex-" + "ample"), but a compound keeps its hyphen
+("sendmail-" + "compatible", "FHS-" + "compliant"): the document's own vocabulary tells them
+apart (a form it uses elsewhere, halves that are whole words of it). A URL or path broken at a
+line end ("https://www.ctan." + "org/pkg") is rejoined without the space. Runs of dot leaders
+shrink to an ellipsis.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+
+from mirage_pipeline.parsing.pdf_lines import LEADER, Line
+
+# Prefixes whose hyphen is part of the word (non-privileged, self-contained, кое-что).
+_REAL_HYPHEN = re.compile(
+    r"(?:^|\W)(?:non|self|well|co|cross|half|semi|multi|re|pre|post|anti|кое|какой|что|во)-$",
+    re.IGNORECASE,
+)
+_LEADER_RUN = re.compile(rf"\s*(?:{LEADER.pattern})\s*")
+_WORD_CHAR = re.compile(r"\w")
+_TOKEN = re.compile(r"\w+(?:-\w+)*")
+_BROKEN_TOKEN = re.compile(r"(\w+(?:-\w+)*)-$")  # the word a line-end hyphen ends
+_LATIN = re.compile(r"[a-z]+")
+_COMPOUND_PART_MIN = 3  # letters in each half of a compound told by its halves
+_COMPOUND_MIN = 10  # letters in both: "program-specific", not "any-thing"
+# A URL or a path: what a line may end with when it breaks one.
+_URL = re.compile(r"^(?:[a-z][a-z0-9+.-]*://|www\.)\S*$", re.IGNORECASE)
+_PATH = re.compile(r"^[\w.~$<>%+-]*(?:/[\w.~$<>%+-]*)+$")
+_OPENING = "(<[«\"'“‘"
+_CLOSING = ".,;:!?)]>»\"'”’"
+_LINK_CHARS = re.compile(r"[/._#?=&%~-]")
+_DOMAIN_CHARS = re.compile(r"[/.]")
+_SUFFIX_MAX = 5  # letters of "org", "html", "pdf" after a URL broken at a dot
+
+
+class Vocabulary:
+    """The words a document uses whole — not the halves of words broken at a line end — to
+    tell a compound's hyphen from a line-end hyphenation. Built on first use."""
+
+    def __init__(self, lines: Iterable[Line]) -> None:
+        self._lines = lines  # read once, on first use
+        self._tokens: set[str] | None = None
+        self._words: set[str] = set()
+
+    def tokens(self) -> set[str]:
+        """Its words and hyphenated compounds, casefolded."""
+        if self._tokens is None:
+            tokens: set[str] = set()
+            broken = False
+            for line in self._lines:
+                text = line.text.casefold()
+                found = _TOKEN.findall(text)
+                ends_broken = text.endswith("-")
+                if broken and found:
+                    found = found[1:]  # "ample" of "ex-ample"
+                if ends_broken and found:
+                    found = found[:-1]
+                tokens.update(found)
+                broken = ends_broken
+            self._tokens = tokens
+            self._words = {word for token in tokens for word in token.split("-")}
+        return self._tokens
+
+    def words(self) -> set[str]:
+        """Its words, compounds split at their hyphens, casefolded."""
+        self.tokens()
+        return self._words
+
+
+def join_lines(lines: Sequence[Line], vocabulary: Vocabulary) -> str:
+    """Lines of one paragraph as one string: hyphenation undone, broken URLs rejoined."""
+    text = ""
+    previous: Line | None = None
+    for line in lines:
+        mono = previous is not None and previous.mono_ends[1] and line.mono_ends[0]
+        text = join_text(text, line.text, vocabulary, mono)
+        previous = line
+    if LEADER.search(text):  # cheap; _LEADER_RUN also eats the spaces around the run
+        text = _LEADER_RUN.sub(" … ", text).strip()
+    return text
+
+
+def join_text(text: str, part: str, vocabulary: Vocabulary, mono: bool = False) -> str:
+    """`part` appended to `text` across a line break. `mono`: both sides of the break are
+    set in a monospaced font (a path or URL in running text)."""
+    part = part.strip()
+    if not text:
+        return part
+    if not part:
+        return text
+    if text[-1] not in "-\u00ad/.":  # most line ends: a word, a comma
+        return f"{text} {part}"
+    if (
+        text[-1] in "-\u00ad"
+        and len(text) > 1
+        and _WORD_CHAR.match(text[-2])
+        and part[:1].isalnum()
+    ):
+        if text[-1] == "\u00ad" or not _keeps_hyphen(text, part, vocabulary, mono):
+            return text[:-1] + part  # a word broken at the line end
+        return text + part  # a real hyphen: non-privileged
+    if _continues_link(text, part, mono):
+        return text + part
+    return f"{text} {part}"
+
+
+def _keeps_hyphen(text: str, part: str, vocabulary: Vocabulary, mono: bool) -> bool:
+    """Whether the hyphen ending `text` belongs to the word (a compound, a URL, code) rather
+    than to a line-end hyphenation."""
+    if not part[:1].islower() or mono:
+        return True  # "Anglo-" + "Saxon"; monospaced text is never hyphenated
+    tail = text[text.rfind(" ") + 1 :]
+    if "/" in tail or "@" in tail:
+        return True  # "https://tug.org/texlive/acquire-" + "mirror.html"
+    left = _BROKEN_TOKEN.search(tail)
+    right = _TOKEN.match(part)
+    if left is None or right is None:
+        return bool(_REAL_HYPHEN.search(tail))
+    left_token, right_token = left.group(1), right.group()
+    left_word = left_token.rsplit("-", 1)[-1]
+    right_word = right_token.split("-", 1)[0]
+    folded_left, folded_right = left_word.casefold(), right_word.casefold()
+    if f"{left_token}-{right_token}".casefold() in vocabulary.tokens():
+        return True  # the document writes it so elsewhere
+    if folded_left + folded_right in vocabulary.words():
+        return False  # … or writes it as one word
+    if (len(left_word) >= 2 and left_word.isupper()) or any(c.isdigit() for c in left_word):
+        return True  # "FHS-compliant", "x86-64", "32-разрядный"
+    if _LATIN.fullmatch(folded_left) and _LATIN.fullmatch(folded_right):
+        if "-" in left_token:
+            return True  # "vcs-to-changelog"
+        words = vocabulary.words()
+        if (
+            min(len(left_word), len(right_word)) >= _COMPOUND_PART_MIN
+            and len(left_word) + len(right_word) >= _COMPOUND_MIN
+            and folded_left in words
+            and folded_right in words
+        ):
+            return True  # "program-specific": both halves are words of the document
+    return bool(_REAL_HYPHEN.search(tail))
+
+
+def _continues_link(text: str, part: str, mono: bool) -> bool:
+    """Whether `part` goes on with a URL or path that `text` ends with, broken at a slash or
+    a dot: "https://www.ctan." + "org/pkg", "/usr/" + "share/man". Conservative: prose
+    after a link ("… https://tug.org/" + "for details") keeps its space."""
+    tail = text[text.rfind(" ") + 1 :].lstrip(_OPENING)
+    if ("/" not in tail and not tail.startswith("www.")) or not tail.isascii():
+        return False
+    url = bool(_URL.match(tail))
+    if not (url or _PATH.match(tail)):
+        return False
+    head = part.split(None, 1)[0]
+    if mono and tail.endswith("/") and (head[:1].isalnum() or head[:1] in "<.~$%_"):
+        return True  # "/" + "usr/sbin" set in a monospaced font
+    if not (head.isascii() and (head[:1].islower() or head[:1].isdigit() or head[:1] in "~%_")):
+        return False
+    core = head.rstrip(_CLOSING)
+    if not core:
+        return False
+    if tail.endswith("/"):
+        if "/" in core and core.split("/", 1)[0] == tail.split("/", 1)[0]:
+            return False  # a second path of a list: "macros/latex/" + "macros/plain/"
+        # "/usr/" + "share/man", "https://tug.org/" + "texworks."
+        return bool(_LINK_CHARS.search(core)) or core != head or head == part
+    if not (url and tail.endswith(".") and tail[-2:-1].isalnum()):
+        return False  # "(https://tug.org/xetex)." ends its sentence
+    # "https://www.ctan." + "org/pkg", "…/lgpl." + "html."
+    return bool(_DOMAIN_CHARS.search(core)) or (core.isalnum() and len(core) <= _SUFFIX_MAX)

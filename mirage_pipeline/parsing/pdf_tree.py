@@ -1,0 +1,214 @@
+"""A PDF's section tree: headings open sections, the lines between them become paragraphs,
+code listings, tables and footnotes.
+
+A paragraph is a PyMuPDF block, or more: a block boundary inside a paragraph (a producer cuts
+one where the indentation changes) does not end it when the next block goes on with the
+second half of a hyphenated word, or in lowercase after a line filled to the margin; and a
+paragraph broken by a page break is joined across it (past the footnotes of its first page).
+Monospaced lines form a code block with their line breaks and indentation, apart from the
+prose around them even within one block.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+import statistics
+
+from mirage_pipeline.parsing.model import Block, Section
+from mirage_pipeline.parsing.pdf_headings import Heading
+from mirage_pipeline.parsing.pdf_lines import Line, rows_of
+from mirage_pipeline.parsing.pdf_tables import Table
+from mirage_pipeline.parsing.pdf_text import Vocabulary, join_lines, join_text
+
+_SENTENCE_END = (".", "!", "?", "…", ":", ";", '"', "»", ")")
+_HYPHENATED = re.compile(r"\w[-\u00ad]$")
+_LINE_STEP_MAX = 2.0  # font sizes between the tops of two lines of one paragraph
+_CODE_STEP_MAX = 2.5  # … of one code listing (a blank line in it)
+_COLUMN_SLACK = 5.0  # font sizes an indented line may stand off the line above it
+_MONO_ADVANCE = 0.55  # width of a monospaced character, in font sizes
+
+
+def build_tree(
+    lines: list[Line],
+    headings: list[Heading],
+    tables: list[Table],
+    notes: dict[int, bool],
+) -> Section:
+    """The document's sections with their blocks, in reading order. `notes`: ids of footnote
+    lines → whether the line opens a footnote."""
+    builder = _Builder(Vocabulary(lines))
+    root = Section(title="", level=0, page=1)
+    stack = [root]
+    starts: dict[int, list[Heading]] = {}
+    for heading in headings:
+        starts.setdefault(heading.start, []).append(heading)
+    skip = {i for h in headings for i in h.lines}
+    where = {id(line): i for i, line in enumerate(lines)}
+    table_at: dict[int, Table] = {}
+    for table in tables:
+        at = [where[id(line)] for line in table.lines]
+        table_at[min(at)] = table
+        skip.update(at)
+    listing = _listing_lines(lines)
+    margins: dict[tuple[int, float], float] = {}  # (page, font size) → right edge of its text
+    for line in lines:
+        key = (line.page, round(line.size))
+        margins[key] = max(margins.get(key, 0.0), line.x1)
+    front: Section | None = None
+    paragraph: list[Line] = []
+    note: list[Line] = []
+
+    def target(page: int) -> Section:
+        """The open section; text before the first heading goes to a "Front matter" one."""
+        nonlocal front
+        if stack[-1] is not root:
+            return stack[-1]
+        if front is None:
+            front = Section(title="Front matter", level=1, page=page)
+            root.children.insert(0, front)
+        return front
+
+    def flush() -> None:
+        for group in (paragraph, note):
+            if group:
+                builder.add(target(group[0].page), group, note=group is note)
+                group.clear()
+
+    for i, line in enumerate([*lines, None]):
+        if i in starts:
+            flush()
+            for heading in starts[i]:
+                while stack[-1].level >= heading.level:
+                    stack.pop()
+                section = Section(title=heading.title, level=heading.level, page=heading.page)
+                stack[-1].children.append(section)
+                stack.append(section)
+        if i in table_at:
+            flush()
+            table = table_at[i]
+            target(table.page).blocks.append(Block("table", table.text, page=table.page))
+        if line is None:
+            break
+        if i in skip:
+            continue
+        opens_note = notes.get(id(line))
+        if opens_note is not None:
+            if opens_note or not note:
+                flush()  # the paragraph above, or the footnote before this one
+            note.append(line)
+            continue
+        if note or (paragraph and not _same_paragraph(paragraph[-1], line, listing, margins)):
+            flush()
+        paragraph.append(line)
+    flush()
+    return root
+
+
+def _same_paragraph(
+    last: Line, line: Line, listing: set[int], margins: dict[tuple[int, float], float]
+) -> bool:
+    """Whether `line` goes on with the paragraph (or code listing) `last` ends. Across a
+    block boundary a paragraph goes on in the same column and font with a lowercase word,
+    after a hyphenated word or a line filled to the right margin without a sentence end."""
+    code = id(line) in listing
+    if code != (id(last) in listing):
+        # A listing set in the block of the prose around it starts or ends here, unless the
+        # line stands beside the other (a table cell) or flush with it (a path on a line).
+        return line.block == last.block and (
+            line.y0 - last.y0 < 0.5 * last.size or abs(line.x0 - last.x0) < last.size
+        )
+    if line.block == last.block:
+        return True
+    if line.page != last.page:
+        return False
+    step = line.y0 - last.y0
+    if code:
+        return 0 < step <= _CODE_STEP_MAX * last.size
+    if not (
+        line.text[:1].islower()
+        and abs(line.size - last.size) <= 0.5
+        and 0 < step <= _LINE_STEP_MAX * last.size
+        and abs(line.x0 - last.x0) <= _COLUMN_SLACK * last.size
+    ):
+        return False
+    if _HYPHENATED.search(last.text):
+        return True
+    full = last.x1 >= margins[(last.page, round(last.size))] - last.size
+    return full and not last.text.endswith(_SENTENCE_END)
+
+
+def _listing_lines(lines: list[Line]) -> set[int]:
+    """Ids of the lines of code listings: monospaced throughout, and so is the rest of their
+    row (a command name set alone on a line of prose is not a listing)."""
+    found: set[int] = set()
+    for _, group in itertools.groupby(lines, key=lambda line: line.page):
+        page = list(group)
+        if any(line.code for line in page):
+            for row in rows_of(page):
+                if all(line.code for line in row):
+                    found.update(id(line) for line in row)
+    return found
+
+
+class _Builder:
+    """Adds paragraphs, code and footnotes to sections, joining a paragraph across a page
+    break with the half before it."""
+
+    def __init__(self, vocabulary: Vocabulary) -> None:
+        self.vocabulary = vocabulary
+        self.notes: set[int] = set()  # ids of footnote blocks
+        self.ends: dict[int, Line] = {}  # paragraph block id → its last line
+
+    def add(self, section: Section, lines: list[Line], note: bool = False) -> None:
+        mono = not note and all(line.mono for line in lines)
+        text = _code_text(lines) if mono else join_lines(lines, self.vocabulary)
+        page, last = lines[0].page, lines[-1].page
+        previous = None if mono or note else self._continued(section, page)
+        if previous is not None and text[:1].islower():
+            end = self.ends[id(previous)]
+            glue = end.mono_ends[1] and lines[0].mono_ends[0]
+            previous.text = join_text(previous.text, text, self.vocabulary, glue)
+            previous.page_end = last
+            self.ends[id(previous)] = lines[-1]
+            return
+        block = Block(kind="code" if mono else "paragraph", text=text, page=page)
+        if last != page:
+            block.page_end = last
+        section.blocks.append(block)
+        if note:
+            self.notes.add(id(block))
+        elif not mono:
+            self.ends[id(block)] = lines[-1]
+
+    def _continued(self, section: Section, page: int) -> Block | None:
+        """The paragraph a text starting on `page` may continue: the section's last block
+        but footnotes, ending on the page before and not at a sentence end."""
+        for block in reversed(section.blocks):
+            if id(block) in self.notes:
+                continue
+            if (
+                id(block) in self.ends
+                and block.last_page == page - 1
+                and not block.text.endswith(_SENTENCE_END)
+            ):
+                return block
+            return None
+        return None
+
+
+def _code_text(lines: list[Line]) -> str:
+    """Lines of a listing with their breaks and their indentation (from where they start);
+    pieces of one row (a comment set apart) stay on one line."""
+    left = min(line.x0 for line in lines)
+    advance = _MONO_ADVANCE * statistics.median(line.size for line in lines)
+    rows: list[str] = []
+    top = None
+    for line in lines:
+        column = round((line.x0 - left) / advance)
+        if top is not None and abs(line.y0 - top) < 0.3 * line.size:
+            rows[-1] += " " * max(1, column - len(rows[-1])) + line.text
+        else:
+            rows.append(" " * column + line.text)
+            top = line.y0
+    return "\n".join(rows)

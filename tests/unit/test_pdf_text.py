@@ -1,0 +1,274 @@
+"""PDF body text on PDFs written in code: paragraphs across blocks and pages, running heads
+with page numbers, footnotes, URLs and paths, code listings, bullets and compound hyphens."""
+
+from __future__ import annotations
+
+import pymupdf
+import pytest
+
+from mirage_pipeline.parsing import parse_document
+from mirage_pipeline.parsing.model import Block, ParsedDocument
+from mirage_pipeline.parsing.pdf_text import Vocabulary, join_text
+
+# A run of text: (x, baseline y, text, font, size). Runs on one baseline make one line, as
+# a producer's spans do ("helv" for prose, "cour" for code and paths, "hebo" for bold).
+Run = tuple[float, float, str, str, float]
+
+
+def _pdf(pages: list[list[Run]]) -> bytes:
+    doc = pymupdf.open()
+    for runs in pages:
+        page = doc.new_page(width=595, height=842)
+        for x, y, text, font, size in runs:
+            page.insert_text((x, y), text, fontsize=size, fontname=font)
+    data = doc.tobytes()
+    doc.close()
+    return data
+
+
+def _lines(x: float, y: float, texts: list[str], step: float = 12, size: float = 10) -> list[Run]:
+    return [(x, y + i * step, text, "helv", size) for i, text in enumerate(texts)]
+
+
+def _after(x: float, text: str, font: str, size: float) -> float:
+    """Where a run that follows `text` starts."""
+    return x + pymupdf.get_text_length(text, fontname=font, fontsize=size)
+
+
+def _blocks(doc: ParsedDocument) -> list[Block]:
+    return [b for _, s in doc.root.walk() for b in s.blocks]
+
+
+def _text(doc: ParsedDocument) -> str:
+    return "\n".join(b.text for b in _blocks(doc))
+
+
+def test_word_hyphenated_across_blocks_is_rejoined() -> None:
+    """texlive-ru: a definition list's hanging indent cuts a new PyMuPDF block in the middle
+    of an item ("до-" / "полнительных")."""
+    pdf = _pdf(
+        [
+            [
+                *_lines(60, 100, ["TEXMFLOCAL The tree administrators use for installing ad-"]),
+                *_lines(90, 112, ["ditional packages, fonts and other files of their own."]),
+                *_lines(60, 124, ["TEXMFHOME The tree users use for their own packages, up-"]),
+                *_lines(90, 136, ["dated versions of the system packages and local fonts."]),
+                *_lines(60, 780, ["A sentence that runs to the very end of the page gets hy-"]),
+            ],
+            _lines(60, 100, ["phenated there and goes on at the top of the next page."]),
+        ]
+    )
+    blocks = _blocks(parse_document(pdf, "texlive.pdf"))
+    texts = [b.text for b in blocks]
+    assert texts[0] == (
+        "TEXMFLOCAL The tree administrators use for installing additional packages, fonts "
+        "and other files of their own. TEXMFHOME The tree users use for their own packages, "
+        "updated versions of the system packages and local fonts."
+    )
+    assert texts[1].endswith("gets hyphenated there and goes on at the top of the next page.")
+    assert (blocks[1].page, blocks[1].page_end) == (1, 2)
+
+
+def test_running_heads_with_a_section_title_and_a_page_number_are_dropped() -> None:
+    """lshortru: "1.3 Исходные файлы LATEX 5", "62 Набор математических формул": the title
+    changes from page to page, the page number is set flush right or left, and the head
+    sits close above the body."""
+    titles = ["Input files", "Typesetting text", "Special characters", "Cross references"]
+    body = [
+        "Source files are plain text files that hold the words of the document and the",
+        "commands that tell the typesetter how to set them on the page for the reader.",
+    ]
+    pages = []
+    for number in range(1, 9):
+        printed = str(number + 14)
+        title = titles[(number - 1) // 2]
+        if number % 2:
+            right = 535 - pymupdf.get_text_length(printed, fontname="helv", fontsize=10)
+            head = [(60, 50, f"1.{number} {title}", "helv", 10), (right, 50, printed, "helv", 10)]
+        else:
+            right = 535 - pymupdf.get_text_length(title, fontname="helv", fontsize=10)
+            head = [(60, 50, printed, "helv", 10), (right, 50, title, "helv", 10)]
+        pages.append([*head, *_lines(60, 62, body)])
+    doc = parse_document(_pdf(pages), "lshort.pdf")
+    text = _text(doc)
+    assert not any(title in text for title in titles)
+    assert text.count("Source files are plain text files") == 8
+    assert doc.metadata["running_lines_removed"] == 16
+
+
+def test_footnotes_are_blocks_of_their_own_after_the_paragraph() -> None:
+    """FHS: "… scripts. ¹" with "¹Command binaries …" and "¹¹Obviously …" at the page
+    bottom, in a smaller font; the paragraph goes on on the next page."""
+    first = "It may contain commands used by scripts."
+    mark = _after(60, first, "helv", 10)
+    pdf = _pdf(
+        [
+            [
+                *_lines(60, 100, ["The directory holds commands that may be used by users."]),
+                (60, 112, first, "helv", 10),
+                (mark, 108, "1", "helv", 7),
+                (mark + 4, 112, " Each of them is a program needed before", "helv", 10),
+                (60, 700, "1", "helv", 6),
+                (64, 703, "Command binaries that are not essential enough go", "helv", 8),
+                (60, 713, "into the other hierarchy instead.", "helv", 8),
+                (60, 723, "11", "helv", 6),
+                (67, 726, "Obviously, there are no manual pages in the root.", "helv", 8),
+            ],
+            _lines(60, 100, ["other filesystems are mounted, in single user mode."]),
+        ]
+    )
+    blocks = _blocks(parse_document(pdf, "fhs.pdf"))
+    assert [b.text for b in blocks] == [
+        "The directory holds commands that may be used by users. "
+        "It may contain commands used by scripts.1 Each of them is a program needed before "
+        "other filesystems are mounted, in single user mode.",
+        "1 Command binaries that are not essential enough go into the other hierarchy instead.",
+        "11 Obviously, there are no manual pages in the root.",
+    ]
+    assert (blocks[0].page, blocks[0].page_end) == (1, 2)
+    assert blocks[1].page == blocks[2].page == 1
+
+
+def test_urls_and_paths_broken_at_a_line_end_are_rejoined() -> None:
+    """ "https://www.ctan. org/", "/ usr/sbin", "/usr/ share/man": the line break put a space
+    inside them; prose after a link keeps its space."""
+    tail = "mirrors. Commands live in "
+    slash = _after(60, tail, "helv", 10)
+    pdf = _pdf(
+        [
+            [
+                *_lines(60, 100, ["The catalogue of packages is at https://www.ctan."]),
+                *_lines(60, 112, ["org/pkg/catalogue and the list of mirrors at https://tug.org/"]),
+                (60, 124, tail, "helv", 10),
+                (slash, 124, "/", "cour", 10),
+                (60, 136, "usr/sbin", "cour", 10),
+                (_after(60, "usr/sbin", "cour", 10), 136, " and manual pages in", "helv", 10),
+                (60, 148, "/usr/", "cour", 10),
+                (60, 160, "share/man", "cour", 10),
+                (_after(60, "share/man", "cour", 10), 160, " on every system, see", "helv", 10),
+                *_lines(
+                    60,
+                    172,
+                    [
+                        "https://tug.org/texlive/acquire-",
+                        "mirror.html or https://tug.org/",
+                        "for details.",
+                    ],
+                ),
+            ]
+        ]
+    )
+    text = _text(parse_document(pdf, "links.pdf"))
+    assert "https://www.ctan.org/pkg/catalogue" in text
+    assert "https://tug.org/mirrors." in text
+    assert "Commands live in /usr/sbin and manual pages in /usr/share/man on" in text
+    assert "https://tug.org/texlive/acquire-mirror.html" in text
+    assert "https://tug.org/ for details." in text
+
+
+def test_bullet_lines_are_list_items_not_headings() -> None:
+    """FHS: "• ldconfig", "• sln" set in bold, each in a block of its own."""
+    pdf = _pdf(
+        [
+            [
+                (60, 80, "Chapter 6. Operating System Annex", "hebo", 24),
+                *_lines(80, 130, ["Linux systems place commands relating to filesystem upkeep"]),
+                *_lines(80, 142, ["and boot loader management into the system directory."]),
+                *_lines(80, 166, ["Optional files for this directory:"]),
+                (90, 190, "• ldconfig", "hebo", 10),
+                (90, 214, "• sln", "hebo", 10),
+                *_lines(90, 238, ["Static ln and static sync are useful when things go wrong."]),
+                *_lines(80, 274, ["6.1.7. /sys : Kernel and system information"], size=17),
+                *_lines(80, 300, ["The directory is where the kernel shows its own state."]),
+            ]
+        ]
+    )
+    doc = parse_document(pdf, "fhs.pdf")
+    assert [entry["title"] for entry in doc.toc()] == [
+        "Chapter 6. Operating System Annex",
+        "6.1.7. /sys : Kernel and system information",
+    ]
+    annex = next(s for _, s in doc.root.walk() if s.title.startswith("Chapter 6"))
+    # the base-14 Helvetica sets "•" as "·"
+    assert [b.text for b in annex.blocks][2:4] == ["· ldconfig", "· sln"]
+
+
+def test_code_listing_keeps_its_lines_apart_from_the_prose_after_it() -> None:
+    """GNU standards: "… } return ++x + bar (); } We find it easier to read …" was one
+    paragraph: the listing's last lines share a PyMuPDF block with the prose after it."""
+    code = [
+        (0, "if (x < foo (y, z))"),
+        (2, "haha = bar[4] + 5;"),
+        (0, "else"),
+        (2, "{"),
+        (4, "while (z)"),
+        (4, "haha += foo (z, z);"),
+        (2, "}"),
+        (0, "return ++x + bar ();"),
+    ]
+    runs = _lines(90, 100, ["For the body of the function, our recommended style is this:"])
+    runs += [
+        (118 + 6 * indent, 116 + 12 * i, text, "cour", 10) for i, (indent, text) in enumerate(code)
+    ]
+    runs += _lines(104, 116 + 12 * len(code) + 2, ["We find it easier to read a program when it"])
+    runs += _lines(90, 116 + 12 * len(code) + 14, ["has spaces before the open-parentheses."])
+    blocks = _blocks(parse_document(_pdf([runs]), "standards.pdf"))
+    assert [b.kind for b in blocks] == ["paragraph", "code", "paragraph"]
+    assert blocks[1].text == "\n".join(" " * indent + text for indent, text in code)
+    assert blocks[2].text == (
+        "We find it easier to read a program when it has spaces before the open-parentheses."
+    )
+
+
+def test_line_end_hyphen_of_a_compound_is_kept() -> None:
+    """FHS: "sendmailcompatible", "FHScompliant", "programspecific" lost their hyphen at a
+    line end; ordinary hyphenation ("ex-" / "ample") is still undone."""
+    pdf = _pdf(
+        [
+            _lines(
+                60,
+                100,
+                [
+                    "The sendmail program must resolve to the sendmail-",
+                    "compatible command of the mail agent on every FHS-",
+                    "compliant system, and each program-",
+                    "specific file goes in a directory of its own, for ex-",
+                    "ample the queue; some-",
+                    "thing else is something compatible with any specific use.",
+                ],
+            )
+        ]
+    )
+    text = _text(parse_document(pdf, "fhs.pdf"))
+    assert "the sendmail-compatible command" in text
+    assert "every FHS-compliant system" in text
+    assert "each program-specific file" in text
+    assert "for example the queue; something else" in text
+
+
+@pytest.mark.parametrize(
+    ("left", "right", "joined"),
+    [
+        (
+            "see https://www.gnu.",
+            "org/software/guile/)",
+            "see https://www.gnu.org/software/guile/)",
+        ),
+        (
+            "at https://lists.gnu.org/",
+            "mailman/listinfo",
+            "at https://lists.gnu.org/mailman/listinfo",
+        ),
+        ("the page https://tug.org/", "texworks.", "the page https://tug.org/texworks."),
+        ("(https://tug.org/xetex).", "fc-list and", "(https://tug.org/xetex). fc-list and"),
+        ("see https://tug.org/xetex.", "fc-list and", "see https://tug.org/xetex. fc-list and"),
+        ("in /etc/", "environment.", "in /etc/environment."),
+        ("under macros/latex/", "macros/plain/ too", "under macros/latex/ macros/plain/ too"),
+        ("use it and/", "or not", "use it and/ or not"),
+        ("a well-", "known rule", "a well-known rule"),
+        ("x86-", "compatible", "x86-compatible"),
+        ("a com\u00ad", "mand", "a command"),
+    ],
+)
+def test_line_joins(left: str, right: str, joined: str) -> None:
+    assert join_text(left, right, Vocabulary([])) == joined
