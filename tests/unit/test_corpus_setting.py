@@ -31,13 +31,8 @@ def test_corpus_tests_read_the_folder_mirage_corpus_names(tmp_path: Path) -> Non
         pytest.skip("no corpus to point at")
     elsewhere = tmp_path / "my-corpus"
     elsewhere.symlink_to(CORPUS.resolve(), target_is_directory=True)
-    done = pytest_run(
-        "-q",
-        "tests/integration/test_corpus_parsing.py",
-        "-k",
-        "epub_metadata",
-        corpus=str(elsewhere),
-    )
+    test = "tests/integration/test_corpus_parsing.py"
+    done = pytest_run(test, "-k", "epub_metadata", corpus=str(elsewhere))
     assert done.returncode == 0, done.stdout[-2000:]
     assert f"corpus: {elsewhere}" in done.stdout
     assert " passed" in done.stdout and "skipped" not in done.stdout
