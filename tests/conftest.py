@@ -61,7 +61,7 @@ def local_embedder():
     return create_embedder("local:multilingual-e5-small")
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def corpus() -> Path:
     if not CORPUS.is_dir():
         pytest.skip(CORPUS_ABSENT)
