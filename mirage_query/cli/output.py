@@ -56,12 +56,10 @@ def citation(hit: dict[str, Any]) -> str:
 def source_file(hit: dict[str, Any]) -> str:
     """The hit's file (its path in the project), unless the citation already starts with it:
     two copies of a book (say UTF-8 and Windows-1251 FB2) give the same citation."""
-    filename = (hit.get("document") or {}).get("filename") or ""
-    structure = hit.get("structure") or {}
     document = hit.get("document") or {}
-    if not filename or not (structure.get("book") or document.get("title")):
+    if not ((hit.get("structure") or {}).get("book") or document.get("title")):
         return ""  # the citation is the file name itself
-    return filename
+    return document.get("filename") or ""
 
 
 def where(structure: dict[str, Any]) -> str:
