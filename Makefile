@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
 
-.PHONY: install up test lint format lock clean
+.PHONY: install link up test lint format lock clean
 
 install: $(INSTALLED)
 
@@ -14,7 +14,11 @@ $(INSTALLED): pyproject.toml constraints.txt
 	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[dev]'
 	touch $@
 
-up: install
+# `mirage` on PATH without the venv: a link in ~/.local/bin (a failure here does not stop `up`).
+link: install
+	-$(BIN)/mirage link
+
+up: link
 	$(BIN)/mirage up
 
 test: install lint

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Iterable
 
 CYRILLIC_LANGUAGES = frozenset({"ru", "uk", "be", "bg", "mk"})
 _NOT_ASCII_LETTERS = bytes(b for b in range(256) if not (65 <= b <= 90 or 97 <= b <= 122))
@@ -104,6 +105,17 @@ def identify_language(text: str) -> str | None:
     """The language of `text` as an ISO 639-1 code, or None when the text does not tell."""
     sample = text[:_SAMPLE_CHARS]
     return _identify(sample, *_letters(sample))
+
+
+def prevailing_language(samples: Iterable[tuple[str, str | None]]) -> str | None:
+    """The language most of a document's text is in: each sample (a text and the code its
+    source declares, or None) votes with its length; text that does not tell is passed over."""
+    votes: Counter[str] = Counter()
+    for text, declared in samples:
+        language = normalise_language(declared) or identify_language(text)
+        if language:
+            votes[language] += min(len(text), _SAMPLE_CHARS)
+    return votes.most_common(1)[0][0] if votes else None
 
 
 def _identify(text: str, cyrillic: int, ascii_latin: int, accented: int) -> str | None:

@@ -15,7 +15,6 @@ from litestar.datastructures import State
 from litestar.exceptions import NotAuthorizedException, ValidationException
 from litestar.handlers import BaseRouteHandler
 from litestar.middleware import DefineMiddleware
-from litestar.openapi import OpenAPIConfig
 from pgvector.psycopg import register_vector_async
 from psycopg import AsyncConnection
 from psycopg_pool import AsyncConnectionPool, PoolTimeout
@@ -24,6 +23,7 @@ from mirage_pipeline.embedders import Embedder, EmbedderUnavailable, create_embe
 from mirage_pipeline.settings import Settings, read_api_keys
 from mirage_pipeline.store import prepare_database
 from mirage_query.dagster_runs import DagsterRejected, DagsterRuns, DagsterUnavailable
+from mirage_query.docs_ui import openapi_config
 from mirage_query.documents_api import DocumentController, ProjectController
 from mirage_query.observability import Metrics, ObservabilityMiddleware, configure_json_logging
 from mirage_query.schemas import Health
@@ -184,5 +184,5 @@ def create_app(settings: Settings, *, embedder: Embedder | None = None) -> Lites
             **unavailable,
             500: internal_error,
         },
-        openapi_config=OpenAPIConfig(title="miRAGe", version="0.1.0", path="/schema"),
+        openapi_config=openapi_config(title="miRAGe", version="0.1.0"),
     )

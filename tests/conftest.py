@@ -12,8 +12,23 @@ import pytest
 
 from mirage_pipeline.embedded_postgres import EmbeddedPostgres, ensure_database, with_database
 
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+# The real documents: MIRAGE_CORPUS, else ../shared/corpus beside the repository.
+CORPUS = Path(
+    os.environ.get("MIRAGE_CORPUS") or Path(__file__).resolve().parents[2] / "shared" / "corpus"
+).expanduser()
+CORPUS_ABSENT = f"{CORPUS} is absent (set MIRAGE_CORPUS to the corpus folder)"
 _counter = itertools.count()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if os.environ.get("MIRAGE_CORPUS") and not CORPUS.is_dir():
+        raise pytest.UsageError(f"MIRAGE_CORPUS={CORPUS} is not a folder")
+
+
+def pytest_report_header() -> str:
+    if CORPUS.is_dir():
+        return f"corpus: {CORPUS}"
+    return f"corpus: {CORPUS_ABSENT}: the corpus tests skip"
 
 
 @pytest.fixture(scope="session")
@@ -46,8 +61,8 @@ def local_embedder():
     return create_embedder("local:multilingual-e5-small")
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def corpus() -> Path:
     if not CORPUS.is_dir():
-        pytest.skip("../shared/corpus is absent")
+        pytest.skip(CORPUS_ABSENT)
     return CORPUS

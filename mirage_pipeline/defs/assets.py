@@ -216,8 +216,10 @@ def chunk_embeddings(
     group_name="index",
     kinds={"postgres"},
     retry_policy=RETRY_POLICY,
-    check_specs=[
-        dg.AssetCheckSpec(name, asset="chunk_index", description=text)
+    check_specs=[  # one result per document: the UI shows each partition's checks
+        dg.AssetCheckSpec(
+            name, asset="chunk_index", description=text, partitions_def=documents_partitions
+        )
         for name, text in CHECKS.items()
     ],
     description="The document's chunks and vectors in PostgreSQL, swapped in one transaction.",

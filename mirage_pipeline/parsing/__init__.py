@@ -5,10 +5,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import PurePosixPath
 
+from mirage_pipeline.language import prevailing_language
 from mirage_pipeline.parsing.model import Block, ParsedDocument, ParseError, Section
 from mirage_pipeline.parsing.policy import MarkdownPolicy, apply_policy, load_policy
 
 Parser = Callable[[bytes, str], ParsedDocument]
+_LANGUAGE_SAMPLES = 64  # blocks spread over the document, not only its front matter
 
 
 def _markdown(data: bytes, name: str) -> ParsedDocument:
@@ -73,7 +75,20 @@ def parse_document(data: bytes, path: str, policy: MarkdownPolicy | None = None)
     if not data:
         raise ParseError("empty file")
     doc = PARSERS[suffix][1](data, PurePosixPath(path).name)
-    return apply_policy(doc, policy)
+    return apply_policy(with_language(doc), policy)
+
+
+def with_language(doc: ParsedDocument) -> ParsedDocument:
+    """Every document's metadata names its language (shown in Dagster): the one its source
+    declares, else the one most of its text is in (Markdown, text, undeclared EPUB and FB2)."""
+    if doc.metadata.get("language"):
+        return doc
+    blocks = [b for _, s in doc.root.walk() for b in s.blocks if b.text.strip()]
+    sample = blocks[:: max(1, len(blocks) // _LANGUAGE_SAMPLES)]
+    language = prevailing_language((b.text, b.lang) for b in sample)
+    if language:
+        doc.metadata["language"] = language
+    return doc
 
 
 __all__ = [

@@ -7,6 +7,7 @@ import click
 from mirage_query.cli.documents import documents
 from mirage_query.cli.init import init
 from mirage_query.cli.inspect import inspect
+from mirage_query.cli.link import link
 from mirage_query.cli.projects import projects
 from mirage_query.cli.reindex import reindex
 from mirage_query.cli.search import search
@@ -26,7 +27,7 @@ def cli() -> None:
     """
 
 
-for command in (up, serve, init, projects, documents, search, reindex, inspect, skill):
+for command in (up, serve, init, projects, documents, search, reindex, inspect, skill, link):
     cli.add_command(command)
 
 

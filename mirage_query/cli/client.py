@@ -16,6 +16,7 @@ import click
 import httpx
 import yaml
 
+from mirage_pipeline.settings import Settings
 from mirage_query.cli.settings import load_settings
 
 OK, FAILURE, USAGE, NOT_FOUND, UNREACHABLE, AUTH_FAILED = 0, 1, 2, 3, 4, 5
@@ -39,6 +40,24 @@ def is_local(url: str) -> bool:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
+
+
+def local_service(settings: Settings) -> tuple[str, Path]:
+    """The URL and home of the local stack a call means.
+
+    The home is MIRAGE_HOME when set, else `./.mirage` when it holds a key (the repository's
+    own stack); its recorded stack gives the URL unless MIRAGE_API_URL is set. Without either,
+    from any other folder, the stack `mirage up` recorded on MIRAGE_API_URL's port, else the
+    only recorded stack that answers.
+    """
+    from mirage_query.locator import find_stack
+
+    url_given = bool(os.environ.get("MIRAGE_API_URL"))
+    own_home = bool(os.environ.get("MIRAGE_HOME")) or settings.api_key_file.exists()
+    home = settings.home if own_home else None
+    stack = find_stack(settings.api_url, url_given=url_given, home=home)
+    url = stack.api_url if stack and not url_given else settings.api_url
+    return url, home or (stack.home if stack else settings.home)
 
 
 def find_config(start: Path | None = None) -> Path | None:
@@ -134,24 +153,19 @@ class Api:
 
     @classmethod
     def from_env(cls) -> Api:
+        """The service and key this call means; see `local_service` for a stack on this machine."""
         settings = load_settings()
+        if not is_local(settings.api_url):
+            return cls(settings.api_url, settings.api_keys[0] if settings.api_keys else None)
+        url, home = local_service(settings)
         if settings.api_keys:
-            return cls(settings.api_url, settings.api_keys[0])
-        if is_local(settings.api_url):
-            key_file = settings.api_key_file
-            if not key_file.exists() and "MIRAGE_HOME" not in os.environ:
-                # Run from another folder: the key of the stack `mirage up` recorded.
-                from mirage_query.locator import recorded_stack
-
-                stack = recorded_stack()
-                if stack:
-                    key_file = Path(stack["home"]) / "api-key"
-            try:
-                key = key_file.read_text(encoding="utf-8").strip()
-            except OSError:
-                key = ""
-            return cls(settings.api_url, key or None, key_from_file=bool(key), key_file=key_file)
-        return cls(settings.api_url, None)
+            return cls(url, settings.api_keys[0])
+        key_file = home / "api-key"
+        try:
+            key = key_file.read_text(encoding="utf-8").strip()
+        except OSError:
+            key = ""
+        return cls(url, key or None, key_from_file=bool(key), key_file=key_file)
 
     def request(self, method: str, path: str, **kwargs: Any) -> Any:
         """The response's JSON; any failure raises CliError with the matching exit code."""

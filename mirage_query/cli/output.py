@@ -53,6 +53,15 @@ def citation(hit: dict[str, Any]) -> str:
     return " › ".join(str(p) for p in parts) + where(structure)
 
 
+def source_file(hit: dict[str, Any]) -> str:
+    """The hit's file (its path in the project), unless the citation already starts with it:
+    two copies of a book (say UTF-8 and Windows-1251 FB2) give the same citation."""
+    document = hit.get("document") or {}
+    if not ((hit.get("structure") or {}).get("book") or document.get("title")):
+        return ""  # the citation is the file name itself
+    return document.get("filename") or ""
+
+
 def where(structure: dict[str, Any]) -> str:
     if structure.get("page_start") and structure.get("page_end") not in (
         None,
@@ -83,7 +92,8 @@ def snippet(hit: dict[str, Any], width: int = 240) -> str:
 
 
 def print_hits(hits: list[dict[str, Any]], *, found_by: bool = False) -> None:
-    """Numbered hits with citations and snippets; `expand` neighbours dimmed around their hit."""
+    """Numbered hits with citations, file names and snippets; `expand` neighbours dimmed around
+    their hit."""
     if not hits:
         click.echo("no results")
         return
@@ -105,7 +115,9 @@ def print_hits(hits: list[dict[str, Any]], *, found_by: bool = False) -> None:
         if rank > 1:
             click.echo()
         head = click.style(f"{rank}. {citation(hit)}", bold=True)
-        click.echo(f"{head}  [{hit['score']:.4f}]{extra}")
+        file = source_file(hit)
+        named = f" — {file}" if file else ""
+        click.echo(f"{head}{named}  [{hit['score']:.4f}]{extra}")
         for neighbour in before:
             _context(neighbour)
         before = []

@@ -60,6 +60,7 @@ def test_search_prints_cited_passages(api_url, tmp_path):
     assert result.exit_code == 0, result.output
     first = result.output.splitlines()[0]
     assert first.startswith("1. Kitchen › Coffee (line"), first
+    assert " — notes.md  [" in first  # the file of every hit
     assert "ninety-three degrees" in result.output
 
 

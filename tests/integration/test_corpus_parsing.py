@@ -13,9 +13,9 @@ import pytest
 from mirage_pipeline.chunking import ChunkingPolicy, chunk_document
 from mirage_pipeline.parsing import ParseError, parse_document
 from mirage_pipeline.parsing.policy import load_policy
-from tests.conftest import CORPUS
+from tests.conftest import CORPUS, CORPUS_ABSENT
 
-pytestmark = pytest.mark.skipif(not CORPUS.is_dir(), reason="../shared/corpus is absent")
+pytestmark = pytest.mark.skipif(not CORPUS.is_dir(), reason=CORPUS_ABSENT)
 FACTS = json.loads((CORPUS / "facts.json").read_text()) if CORPUS.is_dir() else {}
 
 

@@ -272,11 +272,23 @@ def test_mirage_up_indexes_dropped_files_and_stops_cleanly(up: Running, tmp_path
         for node in graph:  # one partition per file, on every asset
             assert set(node["partitionKeys"]) == {"demo/bees.md", "demo/baikal.md"}, node
 
-        locator = tmp_path / "config" / "mirage" / "local-stack.json"
-        assert json.loads(locator.read_text())["home"] == str(up.home)
+        # one record per stack (by port); the CLI, run from any folder, finds the stack by it
+        record = tmp_path / "config" / "mirage" / "stacks" / f"{up.api.rsplit(':', 1)[1]}.json"
+        assert json.loads(record.read_text())["home"] == str(up.home)
+        cli = subprocess.run(
+            [str(Path(sys.executable).parent / "mirage"), "projects", "list", "--json"],
+            env={k: v for k, v in os.environ.items() if not k.startswith("MIRAGE_")}
+            | {"XDG_CONFIG_HOME": str(tmp_path / "config"), "MIRAGE_API_KEY": "k"},
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert cli.returncode == 0, cli.stderr
+        assert [p["name"] for p in json.loads(cli.stdout)] == ["demo"]
         up.process.send_signal(signal.SIGTERM)
         assert up.process.wait(40) == 0
-        assert not locator.exists()  # a clean stop forgets the stack
+        assert not record.exists()  # a clean stop forgets the stack
         deadline = time.monotonic() + 5  # postgres' last workers may take a moment to exit
         while (left := processes_mentioning(str(up.home))) and time.monotonic() < deadline:
             time.sleep(0.2)

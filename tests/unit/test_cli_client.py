@@ -96,7 +96,7 @@ def test_a_wrong_command_line_is_caught_by_the_check() -> None:
 
 
 def test_skill_install_writes_and_updates_in_place(tmp_path) -> None:
-    runner = CliRunner()
+    runner = CliRunner(env={"PATH": f"{os.path.dirname(sys.executable)}:/usr/bin:/bin"})
     first = runner.invoke(cli, ["skill", "install", "--path", str(tmp_path / "s")])
     assert first.exit_code == 0 and "installed" in first.output
     target = tmp_path / "s" / "SKILL.md"
@@ -291,4 +291,25 @@ def test_key_of_the_recorded_local_stack_is_used_from_any_folder(tmp_path, monke
     monkeypatch.setenv("MIRAGE_API_URL", "https://search.example.com/api/v1")
     assert Api.from_env().key is None  # never sent to another machine
     forget_stack(home)
-    assert not (tmp_path / "config" / "mirage" / "local-stack.json").exists()
+    assert list((tmp_path / "config" / "mirage" / "stacks").iterdir()) == []
+
+
+def test_each_stack_has_its_own_record(tmp_path, monkeypatch):
+    from mirage_query.locator import find_stack, forget_stack, record_stack, recorded_stacks
+
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    one, two = tmp_path / "one", tmp_path / "two"
+    record_stack(one, "http://127.0.0.1:8080/api/v1")
+    record_stack(two, "http://127.0.0.1:8091/api/v1")
+    assert {(s.home, s.port) for s in recorded_stacks()} == {(one, 8080), (two, 8091)}
+    # by home, by the URL's port (localhost or 127.0.0.1 alike), or nothing
+    assert find_stack("http://localhost:8080/api/v1", url_given=False, home=two).home == two
+    assert find_stack("http://localhost:8091/api/v1", url_given=True, home=None).home == two
+    assert find_stack("http://localhost:8092/api/v1", url_given=True, home=None) is None
+    assert find_stack("http://localhost:8080/api/v1", url_given=False, home=tmp_path) is None
+    # a new stack on a port replaces the stale record of a stack that died there
+    record_stack(tmp_path / "three", "http://127.0.0.1:8080/api/v1")
+    assert {s.home for s in recorded_stacks()} == {tmp_path / "three", two}
+    forget_stack(one)  # no longer its record: nothing to remove
+    forget_stack(two)
+    assert [s.home for s in recorded_stacks()] == [tmp_path / "three"]

@@ -6,7 +6,7 @@ import click
 from click.testing import CliRunner
 
 from mirage_query.cli import cli
-from mirage_query.cli.output import citation, snippet, table
+from mirage_query.cli.output import citation, print_hits, snippet, table
 from mirage_query.cli.progress import bar_line
 
 
@@ -27,6 +27,36 @@ def test_citation_book_chapter_section_and_place() -> None:
     assert citation(
         {"structure": {"line_start": 4, "line_end": 4}, "document": {"title": "T"}}
     ) == ("T (line 4)")
+
+
+def test_every_hit_names_its_file() -> None:
+    def hit(chunk_id: int, filename: str, title: str | None = "Записки юного врача") -> dict:
+        structure = {"book": title, "chapter": "Полотенце с петухом"} if title else {}
+        return {
+            "chunk_id": chunk_id,
+            "score": 0.5,
+            "content": "Свет в окне.",
+            "structure": {**structure, "line_start": 3, "line_end": 4},
+            "document": {"id": str(chunk_id), "filename": filename, "title": title},
+        }
+
+    @click.command()
+    def show() -> None:
+        print_hits(
+            [
+                hit(1, "books/vrach.fb2"),
+                hit(2, "books/vrach.windows-1251.fb2"),
+                hit(3, "n.md", None),
+            ]
+        )
+
+    heads = [ln for ln in CliRunner().invoke(show).output.splitlines() if ln[:1].isdigit()]
+    assert heads == [
+        "1. Записки юного врача › Полотенце с петухом (lines 3–4) — books/vrach.fb2  [0.5000]",
+        "2. Записки юного врача › Полотенце с петухом (lines 3–4) — books/vrach.windows-1251.fb2"
+        "  [0.5000]",
+        "3. n.md (lines 3–4)  [0.5000]",  # the citation is the file name already
+    ]
 
 
 def test_snippet_bolds_highlighted_terms_and_stays_short() -> None:
@@ -57,7 +87,17 @@ def test_progress_bar_per_status() -> None:
 
 def test_every_command_of_the_issue_is_there() -> None:
     out = CliRunner().invoke(cli, ["--help"]).output
-    for name in ["documents", "init", "inspect", "projects", "reindex", "search", "skill", "up"]:
+    for name in [
+        "documents",
+        "init",
+        "inspect",
+        "link",
+        "projects",
+        "reindex",
+        "search",
+        "skill",
+        "up",
+    ]:
         assert f"  {name} " in out, name
     documents = CliRunner().invoke(cli, ["documents", "--help"]).output
     for name in ["add", "chunks", "list", "remove", "status"]:

@@ -105,3 +105,38 @@ def test_the_chunker_takes_the_declared_language_over_its_own_guess() -> None:
         ChunkingPolicy.for_window(512),
     )
     assert [c.lang for c in chunks] == ["ru", "de"]
+
+
+# --- a document's language (parsed_document's metadata in Dagster) ----------------------------
+
+FRONT_MATTER_EN = "Copyright notice. This book is free software; you can redistribute it."
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "expected"),
+    [
+        (
+            "notes.md",
+            f"# Заметки\n\n{FRONT_MATTER_EN}\n\n" + f"## Глава\n\n{SENTENCES['ru']}\n\n" * 3,
+            "ru",  # most of the text, not the English notice on top
+        ),
+        ("readme.txt", f"{SENTENCES['de']}\n\n{SENTENCES['de']}\n", "de"),
+        ("declared.md", f"---\nlanguage: pt-BR\n---\n# T\n\n{SENTENCES['en']}\n", "pt-BR"),
+        ("code.md", "# API\n\n```\nmake install && make test\n```\n", None),  # cannot tell
+    ],
+)
+def test_every_document_names_its_language(name: str, data: str, expected: str | None) -> None:
+    from mirage_pipeline.parsing import parse_document
+
+    doc = parse_document(data.encode(), name)
+    assert doc.metadata.get("language") == expected
+
+
+def test_epub_and_fb2_without_a_declared_language_get_the_detected_one() -> None:
+    from mirage_pipeline.parsing import parse_document
+    from tests.unit.test_parsers import _epub, _fb2
+
+    fb2 = _fb2("utf-8").replace(b"<lang>ru</lang>", b"")
+    assert parse_document(fb2, "book.fb2").metadata["language"] == "ru"
+    epub = _epub([("Chapter", f"<p>{SENTENCES['fr']}</p>" * 3)], language="")
+    assert parse_document(epub, "book.epub").metadata["language"] == "fr"
