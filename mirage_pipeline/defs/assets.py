@@ -3,6 +3,7 @@
 import hashlib
 import statistics
 import time
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from uuid import UUID
@@ -40,6 +41,19 @@ class RawFile:
     size: int
     project_id: UUID
     document_id: UUID
+
+
+def _check_specs() -> list[dg.AssetCheckSpec]:
+    """One result per document: the UI shows each partition's checks. Partitioned checks are a
+    preview feature in Dagster 1.13; its warning is said once here, not in every process log."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", dg.PreviewWarning)
+        return [
+            dg.AssetCheckSpec(
+                name, asset="chunk_index", description=text, partitions_def=documents_partitions
+            )
+            for name, text in CHECKS.items()
+        ]
 
 
 def _read(location: str) -> bytes:
@@ -216,12 +230,7 @@ def chunk_embeddings(
     group_name="index",
     kinds={"postgres"},
     retry_policy=RETRY_POLICY,
-    check_specs=[  # one result per document: the UI shows each partition's checks
-        dg.AssetCheckSpec(
-            name, asset="chunk_index", description=text, partitions_def=documents_partitions
-        )
-        for name, text in CHECKS.items()
-    ],
+    check_specs=_check_specs(),
     description="The document's chunks and vectors in PostgreSQL, swapped in one transaction.",
 )
 def chunk_index(
