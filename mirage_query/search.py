@@ -83,7 +83,7 @@ class SearchPlan:
 class QueryTerms:
     """The full-text leg's inputs: which lexemes pick candidates, and every one's weight."""
 
-    pick_configs: list[str] = field(default_factory=list)  # per configuration: its tsquery
+    pick_configs: list[str] = field(default_factory=list)  # "english,russian": where a pick applies
     picks: list[str] = field(default_factory=list)  # any informative lexeme (or all of them)
     lemma_pick: str | None = None
     configs: list[str] = field(default_factory=list)  # per lexeme: its configuration
@@ -116,16 +116,18 @@ async def query_terms(conn: AsyncConnection, text: str, stats: IndexStats) -> Qu
     by_config: dict[str, list[str]] = {}
     for cfg, lexeme in found:
         by_config.setdefault(cfg, []).append(lexeme)
-    picks = {}  # per configuration: any informative lexeme, or all of them if none is
+    picks: dict[str, list[str]] = {}  # tsquery → the configurations it picks chunks in
     for cfg, lexemes in by_config.items():
         rare = [_quoted(x) for x in dict.fromkeys(lexemes) if not tsv.is_common(x)]
         common = [_quoted(x) for x in dict.fromkeys(lexemes)]
-        picks[cfg] = " | ".join(rare) if rare else " & ".join(common)
+        # any informative lexeme, or all of them if none is; configurations that parse the
+        # query alike (English words in the Russian one) share one index scan
+        picks.setdefault(" | ".join(rare) if rare else " & ".join(common), []).append(cfg)
     lemmas = query_lemmas(text)
     rare_lemmas = [x for x in lemmas if not lemma_tsv.is_common(x)]
     return QueryTerms(
-        pick_configs=list(picks),
-        picks=list(picks.values()),
+        pick_configs=[",".join(configs) for configs in picks.values()],
+        picks=list(picks),
         lemma_pick=" | ".join(_quoted(x) for x in rare_lemmas) or None,
         configs=[cfg for cfg, _ in found],
         lexemes=[_quoted(lexeme) for _, lexeme in found],
