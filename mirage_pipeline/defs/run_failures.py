@@ -23,7 +23,7 @@ def run_cause(instance: dg.DagsterInstance, run: dg.DagsterRun) -> Cause:
     """Why a failed or canceled run ended, in words."""
     events = instance.all_logs(run.run_id)
     for entry in events:  # the time budget cancels first, then fails the run
-        match = _RUNTIME.search(entry.user_message or "")
+        match = _RUNTIME.search(_message(entry))
         if match:
             minutes = max(1, round(int(match.group(1)) / 60))
             return Cause(
@@ -44,7 +44,7 @@ def run_cause(instance: dg.DagsterInstance, run: dg.DagsterRun) -> Cause:
         return Cause(first, False, step=event.step_key)
     failure = next(
         (
-            e.user_message
+            _message(e)
             for e in reversed(events)
             if e.dagster_event and e.dagster_event.event_type == dg.DagsterEventType.RUN_FAILURE
         ),
@@ -56,6 +56,11 @@ def run_cause(instance: dg.DagsterInstance, run: dg.DagsterRun) -> Cause:
         + (f": {detail}" if detail else ""),
         True,
     )
+
+
+def _message(entry: dg.EventLogEntry) -> str:
+    """An event's text: Dagster's own events keep it on the event, not the entry."""
+    return entry.user_message or (entry.dagster_event.message if entry.dagster_event else "") or ""
 
 
 def record_unfinished_run(mirage: MirageResource, run: dg.DagsterRun, cause: Cause) -> str | None:
