@@ -4,10 +4,11 @@ import dagster as dg
 
 from mirage_pipeline.defs.assets import document_assets
 from mirage_pipeline.defs.io_managers import ParquetIOManager
+from mirage_pipeline.defs.jobs import index_document_job
 from mirage_pipeline.defs.reindex import reindex_project
 from mirage_pipeline.defs.resources import MirageResource
 from mirage_pipeline.defs.run_failures import run_failure_sensors
-from mirage_pipeline.defs.sensors import documents_sensor, index_document_job
+from mirage_pipeline.defs.sensors import documents_sensor
 
 defs = dg.Definitions(
     assets=document_assets,

@@ -9,6 +9,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from urllib.parse import urlparse
 
+from mirage_pipeline.parsing.budgets import MB, Budgets
+
 DEFAULT_EMBEDDER = "local:multilingual-e5-small"
 DEFAULT_OLLAMA_HOST = "http://localhost:11434"
 DEFAULT_API_URL = "http://localhost:8080/api/v1"
@@ -42,6 +44,9 @@ class Settings:
     fusion: str = "score"  # how hybrid search fuses its legs: "score" or "rrf"
     rrf_k: int = 60
     text_weight: float = 0.4  # of the full-text leg in the fusion
+    budgets: Budgets = field(default_factory=Budgets)  # what one document may cost
+    max_run_seconds: int = 3 * 3600  # one indexing run, whatever it does
+    embed_batch: int = 32  # texts embedded per turn of the shared embedder
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -77,6 +82,10 @@ class Settings:
             rrf_k=_positive_int("MIRAGE_RRF_K", env.get("MIRAGE_RRF_K"), 60),
             fusion=_choice("MIRAGE_FUSION", env.get("MIRAGE_FUSION"), ("score", "rrf")),
             text_weight=_weight("MIRAGE_TEXT_WEIGHT", env.get("MIRAGE_TEXT_WEIGHT"), 0.4),
+            budgets=_budgets(env),
+            max_run_seconds=60
+            * _positive_int("MIRAGE_MAX_RUN_MINUTES", env.get("MIRAGE_MAX_RUN_MINUTES"), 180),
+            embed_batch=_positive_int("MIRAGE_EMBED_BATCH", env.get("MIRAGE_EMBED_BATCH"), 32),
         )
 
     def with_overrides(self, **changes: object) -> Settings:
@@ -93,6 +102,22 @@ class Settings:
     @property
     def dagster_home(self) -> Path:
         return self.home / "dagster"
+
+
+def _budgets(env: Mapping[str, str]) -> Budgets:
+    d = Budgets()
+
+    def whole(name: str, default: int) -> int:
+        return _positive_int(name, env.get(name), default)
+
+    return Budgets(
+        file_bytes=MB * whole("MIRAGE_MAX_FILE_MB", d.file_bytes // MB),
+        unzipped_bytes=MB * whole("MIRAGE_MAX_UNZIPPED_MB", d.unzipped_bytes // MB),
+        zip_members=whole("MIRAGE_MAX_ZIP_MEMBERS", d.zip_members),
+        pages=whole("MIRAGE_MAX_PAGES", d.pages),
+        characters=whole("MIRAGE_MAX_CHARACTERS", d.characters),
+        chunks=whole("MIRAGE_MAX_CHUNKS", d.chunks),
+    )
 
 
 def _choice(name: str, raw: str | None, choices: tuple[str, ...]) -> str:

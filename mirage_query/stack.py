@@ -17,7 +17,7 @@ import threading
 import time
 import warnings
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
@@ -28,12 +28,21 @@ import psutil
 import mirage_pipeline
 from mirage_pipeline.settings import Settings
 from mirage_query.locator import forget_stack, record_stack
+from mirage_query.stack_checks import (
+    OrphanedStack,
+    listener_pids,
+    port_owner,
+    refuse_orphans,
+    running_postgres,
+)
 
 if TYPE_CHECKING:
     from mirage_pipeline.embedded_postgres import EmbeddedPostgres
 
 READY_TIMEOUT = 120.0
 STOP_TIMEOUT = 15.0
+MAX_RESTARTS = 5  # of one child within RESTART_WINDOW seconds, before the stack gives up
+RESTART_WINDOW = 600.0
 _STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 Echo = Callable[..., None]  # click.echo-compatible: echo(message, err=False)
@@ -48,6 +57,9 @@ class Child:
     name: str
     process: subprocess.Popen[bytes]
     log: Path
+    argv: list[str] = field(default_factory=list)
+    env: dict[str, str] = field(default_factory=dict, repr=False)
+    restarts: list[float] = field(default_factory=list)  # monotonic times of restarts
 
 
 def write_instance_config(settings: Settings) -> Path:
@@ -150,7 +162,7 @@ def start_child(name: str, argv: list[str], env: dict[str, str], log_dir: Path) 
             stderr=subprocess.STDOUT,
             start_new_session=True,
         )
-    return Child(name, process, log)
+    return Child(name, process, log, argv, env)
 
 
 def check_children(children: list[Child]) -> None:
@@ -304,6 +316,7 @@ class Stack:
         self.log_dir = settings.home / "logs"
         self.children: list[Child] = []
         self.postgres: EmbeddedPostgres | None = None
+        self.postgres_started = False  # only a server this stack started is stopped by it
 
     def run(self) -> int:
         try:
@@ -324,6 +337,13 @@ class Stack:
 
     def _run(self, stop: threading.Event) -> None:
         s = self.settings
+        try:
+            refuse_orphans(s)
+        except OrphanedStack as exc:
+            raise StackError(str(exc)) from None
+        for name, port in (("query service", s.api_port), ("Dagster UI", s.dagster_port)):
+            if owner := port_owner(port):
+                raise StackError(f"port {port} for the {name} is already in use by {owner}")
         api_key = ensure_api_key(s)
         database_url = s.database_url or self._start_postgres()
         dagster_url = _dagster_database(database_url)
@@ -344,20 +364,61 @@ class Stack:
             "dagster-webserver": f"{self.dagster_url}/server_info",
         }
         wait_until_ready(self.children, ready, stop, READY_TIMEOUT)
+        self._check_ownership({"query-service": s.api_port, "dagster-webserver": s.dagster_port})
         record_stack(s.home, f"{self.api_url}/api/v1")
         if not stop.is_set():
             self.on_ready(self)
         while not stop.wait(1.0):
-            check_children(self.children)
+            self._restart_exited()
+
+    def _check_ownership(self, ports: dict[str, int]) -> None:
+        """The answers came from our children, not from someone else's processes."""
+        for name, port in ports.items():
+            child = next(c for c in self.children if c.name == name)
+            tree = {p.pid for p in _process_tree(child.process.pid)}
+            owners = listener_pids(port)
+            if owners and not owners & tree:
+                raise StackError(
+                    f"port {port} answers, but not from this stack's {name} "
+                    f"(it is held by pid {', '.join(map(str, sorted(owners)))})"
+                )
+
+    def _restart_exited(self) -> None:
+        """A child that died is started again (its leftover process group stopped first);
+        one that keeps dying stops the stack with the end of its log."""
+        for i, child in enumerate(self.children):
+            code = child.process.poll()
+            if code is None:
+                continue
+            now = time.monotonic()
+            recent = [t for t in child.restarts if now - t < RESTART_WINDOW]
+            tail = log_tail(child.log)
+            if len(recent) >= MAX_RESTARTS:
+                raise StackError(
+                    f"{child.name} exited (code {code}) {len(recent) + 1} times within "
+                    f"{RESTART_WINDOW / 60:.0f} minutes; end of {child.log}:\n{tail}"
+                )
+            self.echo(f"mirage up: {child.name} exited (code {code}); restarting it", err=True)
+            stop_children([child], timeout=5)  # what it left in its process group
+            again = start_child(child.name, child.argv, child.env, self.log_dir)
+            again.restarts = [*recent, now]
+            self.children[i] = again
 
     def _start_postgres(self) -> str:
         from mirage_pipeline.embedded_postgres import start_embedded_postgres
 
-        self.echo(f"starting PostgreSQL ({self.settings.pgdata_dir})")
+        running = running_postgres(self.settings.pgdata_dir)
+        self.postgres_started = running is None
+        if running:
+            self.echo(f"using the PostgreSQL already running on {self.settings.pgdata_dir}")
+        else:
+            self.echo(f"starting PostgreSQL ({self.settings.pgdata_dir})")
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # platformdirs: XDG_RUNTIME_DIR unset
-                self.postgres = start_embedded_postgres(self.settings.pgdata_dir)
+                self.postgres = start_embedded_postgres(
+                    self.settings.pgdata_dir, stop_at_exit=self.postgres_started
+                )
         except Exception as exc:
             raise StackError(f"cannot start the embedded PostgreSQL: {exc}") from exc
         return self.postgres.url
@@ -366,6 +427,8 @@ class Stack:
         if self.children:
             self.echo("stopping " + ", ".join(c.name for c in self.children))
             stop_children(self.children)
-        if self.postgres is not None:
+        if self.postgres is not None and self.postgres_started:
             self.echo("stopping PostgreSQL")
             self.postgres.stop()
+        elif self.postgres is not None:
+            self.echo("leaving PostgreSQL running (this stack did not start it)")

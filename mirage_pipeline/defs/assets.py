@@ -5,7 +5,6 @@ import statistics
 import time
 import warnings
 from dataclasses import dataclass
-from pathlib import Path
 from uuid import UUID
 
 import dagster as dg
@@ -16,7 +15,8 @@ from mirage_pipeline.chunking import Chunk, ChunkingPolicy, chunk_document
 from mirage_pipeline.defs.failures import RETRY_POLICY, failures_recorded
 from mirage_pipeline.defs.partitions import documents_partitions
 from mirage_pipeline.defs.resources import MirageResource
-from mirage_pipeline.documents_folder import split_document_key
+from mirage_pipeline.documents_folder import read_inside, split_document_key
+from mirage_pipeline.embedders.base import batched
 from mirage_pipeline.parsing import (
     ParsedDocument,
     ParseError,
@@ -24,11 +24,11 @@ from mirage_pipeline.parsing import (
     load_policy,
     parse_document,
 )
+from mirage_pipeline.parsing.budgets import check_chunks, check_file_size
 from mirage_pipeline.store.cache import cached_embeddings, store_embeddings
 from mirage_pipeline.store.checks import CHECKS, document_checks
 from mirage_pipeline.store.documents import replace_chunks, start_document
-
-EMBEDDER_POOL = "mirage_embedder"  # embedding steps share it: one Ollama is never flooded
+from mirage_pipeline.store.embedder_turns import embedder_turn
 
 
 @dataclass(frozen=True)
@@ -56,15 +56,21 @@ def _check_specs() -> list[dg.AssetCheckSpec]:
         ]
 
 
-def _read(location: str) -> bytes:
+def _read(mirage: MirageResource, project: str, path: str) -> bytes:
+    """The file's bytes, read without following any symbolic link, within the file budget."""
+    settings = mirage.settings()
+    limit = settings.budgets.file_bytes
     try:
-        return Path(location).read_bytes()
-    except FileNotFoundError:
+        data = read_inside(settings.documents_dir, f"{project}/{path}", limit=limit)
+    except (FileNotFoundError, NotADirectoryError):
         raise ParseError("the file disappeared before it could be read") from None
     except IsADirectoryError:
         raise ParseError("this is a folder, not a file") from None
     except PermissionError:
         raise ParseError("the file cannot be read (permission denied)") from None
+    if len(data) > limit:
+        check_file_size(len(data), settings.budgets)
+    return data
 
 
 @dg.asset(
@@ -79,7 +85,7 @@ def raw_file(context: dg.AssetExecutionContext, mirage: MirageResource) -> dg.Ou
     project, path = split_document_key(key)
     location = mirage.settings().documents_dir / project / path
     with failures_recorded(context, mirage):
-        data = _read(str(location))
+        data = _read(mirage, project, path)
         digest = hashlib.sha256(data).hexdigest()
         with mirage.connection() as conn:
             project_id, document_id = start_document(
@@ -117,11 +123,12 @@ def parsed_document(
 ) -> dg.Output[ParsedDocument]:
     started = time.perf_counter()
     with failures_recorded(context, mirage):
-        data = _read(raw_file.location)
+        data = _read(mirage, raw_file.project, raw_file.path)
         if hashlib.sha256(data).hexdigest() != raw_file.sha256:
             raise RuntimeError("the file changed while it was being indexed; it will be re-read")
-        policy = load_policy(mirage.settings().documents_dir / raw_file.project)
-        doc = parse_document(data, raw_file.path, policy)
+        settings = mirage.settings()
+        policy = load_policy(settings.documents_dir / raw_file.project)
+        doc = parse_document(data, raw_file.path, policy, settings.budgets)
     toc = doc.toc()
     preview = "\n".join(f"{'  ' * (t['level'] - 1)}- {t['title']}" for t in toc[:60]) or "(none)"
     return dg.Output(
@@ -157,6 +164,7 @@ def document_chunks(
         )
         if not chunks and not parsed_document.skipped:
             raise ParseError("no text to index: the document has no paragraphs")
+        check_chunks(len(chunks), mirage.settings().budgets)
     tokens = [c.tokens for c in chunks] or [0]
     languages = sorted({c.lang for c in chunks})
     return dg.Output(
@@ -178,10 +186,10 @@ def document_chunks(
     partitions_def=documents_partitions,
     group_name="embed",
     kinds={"numpy"},
-    pool=EMBEDDER_POOL,
     retry_policy=RETRY_POLICY,
     description="One vector per chunk and one per sentence window of it, from the configured"
-    " embedder (chunks first, then the windows in chunk order).",
+    " embedder (chunks first, then the windows in chunk order), a bounded batch per turn at"
+    " the shared embedder.",
 )
 def chunk_embeddings(
     context: dg.AssetExecutionContext, mirage: MirageResource, document_chunks: list[Chunk]
@@ -197,13 +205,7 @@ def chunk_embeddings(
         for text, digest in zip(texts, hashes, strict=True):
             if digest not in known:
                 todo.setdefault(digest, text)
-        embed_started = time.perf_counter()
-        fresh = embedder.embed_passages(list(todo.values()))
-        embed_seconds = time.perf_counter() - embed_started
-        if todo:
-            with mirage.store_connection() as conn:
-                store_embeddings(conn, embedder.name, list(todo), fresh)
-            known.update(zip(todo, fresh, strict=True))
+        embed_seconds, turns = _embed_in_turns(mirage, embedder, todo, known)
         vectors = (
             np.vstack([known[h] for h in hashes]).astype(np.float32, copy=False)
             if hashes
@@ -220,9 +222,31 @@ def chunk_embeddings(
             "embedded": len(todo),
             "cache_hits": len(hashes) - sum(1 for h in hashes if h in todo),
             "embed_seconds": round(embed_seconds, 3),
+            "turns": turns,
             "seconds": round(time.perf_counter() - started, 3),
         },
     )
+
+
+def _embed_in_turns(
+    mirage: MirageResource, embedder, todo: dict[str, str], known: dict[str, np.ndarray]
+) -> tuple[float, int]:
+    """Embed `todo` (hash → text) one batch per turn at the shared embedder, caching each
+    batch as it comes (a retried run resumes where it stopped); returns (seconds, turns)."""
+    settings = mirage.settings()
+    hashes = list(todo)
+    seconds = 0.0
+    batches = batched(hashes, settings.embed_batch)
+    with mirage.store_connection() as conn:
+        conn.autocommit = True
+        for batch in batches:
+            with embedder_turn(conn, settings.embed_concurrency):
+                started = time.perf_counter()
+                fresh = embedder.embed_passages([todo[h] for h in batch])
+                seconds += time.perf_counter() - started
+            store_embeddings(conn, embedder.name, batch, fresh)
+            known.update(zip(batch, fresh, strict=True))
+    return seconds, len(batches)
 
 
 @dg.asset(

@@ -1,8 +1,14 @@
 """Stage outputs as Parquet (through Polars) under $MIRAGE_HOME/storage, one file per asset
-and document, so each stage can be re-materialized alone from the Dagster UI."""
+and document, so each stage can be re-materialized alone from the Dagster UI.
+
+A file is named by a hash of the document's partition key, not the key itself: any name a
+filesystem accepts for the document (255 bytes of Cyrillic, say) must fit as a stage file name
+too. The readable key is in the output's metadata.
+"""
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -21,13 +27,21 @@ class ParquetIOManager(dg.ConfigurableIOManager):
 
     base_dir: str | None = None
 
-    def _path(self, context: dg.OutputContext | dg.InputContext) -> Path:
+    def _base(self, context: dg.OutputContext | dg.InputContext) -> Path:
         base = Path(self.base_dir) if self.base_dir else Settings.from_env().home / "storage"
-        key = "/".join(context.asset_key.path)
-        partition = (
-            quote(context.asset_partition_key, safe="") if context.has_asset_partitions else "all"
-        )
-        return base / key / f"{partition}.parquet"
+        return base / "/".join(context.asset_key.path)
+
+    def _path(self, context: dg.OutputContext | dg.InputContext) -> Path:
+        if not context.has_asset_partitions:
+            return self._base(context) / "all.parquet"
+        return self._base(context) / f"{storage_name(context.asset_partition_key)}.parquet"
+
+    def _legacy_path(self, context: dg.InputContext) -> Path | None:
+        """Where stages were written before names were hashed (read once, then rewritten)."""
+        if not context.has_asset_partitions:
+            return None
+        name = f"{quote(context.asset_partition_key, safe='')}.parquet"
+        return self._base(context) / name if len(name.encode()) <= 255 else None
 
     def handle_output(self, context: dg.OutputContext, obj: Any) -> None:
         if obj is None:
@@ -45,10 +59,16 @@ class ParquetIOManager(dg.ConfigurableIOManager):
         tmp = path.with_suffix(".parquet.tmp")
         frame.write_parquet(tmp)
         tmp.replace(path)  # readers never see half a file
-        context.add_output_metadata({"path": str(path), "rows": frame.height})
+        metadata: dict[str, Any] = {"path": str(path), "rows": frame.height}
+        if context.has_asset_partitions:
+            metadata["partition_key"] = context.asset_partition_key
+        context.add_output_metadata(metadata)
 
     def load_input(self, context: dg.InputContext) -> Any:
         path = self._path(context)
+        legacy = self._legacy_path(context)
+        if not path.exists() and legacy is not None and legacy.exists():
+            path = legacy
         if not path.exists():
             raise FileNotFoundError(
                 f"{path} is missing: materialize {'/'.join(context.asset_key.path)} for this "
@@ -64,3 +84,8 @@ class ParquetIOManager(dg.ConfigurableIOManager):
         if kind is np.ndarray:
             return frames.vectors_from_frame(frame)
         return frames.record_from_frame(frame, kind)
+
+
+def storage_name(partition_key: str) -> str:
+    """A bounded, filesystem-safe file name for a partition key (64 hex characters)."""
+    return hashlib.sha256(partition_key.encode()).hexdigest()

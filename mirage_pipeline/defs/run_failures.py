@@ -1,20 +1,69 @@
 """A run that failed or was canceled outside the steps' own error handling (a killed worker,
-an unreadable Parquet file, a cancel from the UI) must not leave its document `indexing`
-forever: this sensor gives it `error` with the run's reason."""
+an unwritable stage file, a cancel, the time budget) must not leave its document `indexing`:
+these sensors give it `error` with the run's real cause in words — the failed step's own
+exception, not Dagster's summary ("Steps failed: […]")."""
 
 from __future__ import annotations
 
+import re
+
 import dagster as dg
 
+from mirage_pipeline.defs.failures import Cause, cause_of_error_info
+from mirage_pipeline.defs.jobs import index_document_job
 from mirage_pipeline.defs.resources import MirageResource
-from mirage_pipeline.defs.sensors import index_document_job
 from mirage_pipeline.documents_folder import split_document_key
 from mirage_pipeline.store.documents import mark_unfinished_document_error
 
 PARTITION_TAG = "dagster/partition"
+_RUNTIME = re.compile(r"maximum runtime of (\d+) seconds")
 
 
-def record_unfinished_run(mirage: MirageResource, run: dg.DagsterRun, reason: str) -> str | None:
+def run_cause(instance: dg.DagsterInstance, run: dg.DagsterRun) -> Cause:
+    """Why a failed or canceled run ended, in words."""
+    events = instance.all_logs(run.run_id)
+    for entry in events:  # the time budget cancels first, then fails the run
+        match = _RUNTIME.search(_message(entry))
+        if match:
+            minutes = max(1, round(int(match.group(1)) / 60))
+            return Cause(
+                f"over the budget of {minutes} minutes per indexing run (MIRAGE_MAX_RUN_MINUTES)",
+                False,
+            )
+    if run.status == dg.DagsterRunStatus.CANCELED:
+        return Cause("the indexing run was canceled", False)
+    for entry in reversed(events):
+        event = entry.dagster_event
+        if event is None or event.event_type != dg.DagsterEventType.STEP_FAILURE:
+            continue
+        cause = cause_of_error_info(event.step_failure_data.error)
+        if cause is not None:
+            return Cause(cause.reason, cause.machine, step=event.step_key)
+        error = event.step_failure_data.error
+        first = (error.message.strip().splitlines() or [error.cls_name or "error"])[0]
+        return Cause(first, False, step=event.step_key)
+    failure = next(
+        (
+            _message(e)
+            for e in reversed(events)
+            if e.dagster_event and e.dagster_event.event_type == dg.DagsterEventType.RUN_FAILURE
+        ),
+        "",
+    )
+    detail = (failure.strip().splitlines() or [""])[0]
+    return Cause(
+        "the indexing run stopped before its steps ended (a killed or lost worker)"
+        + (f": {detail}" if detail else ""),
+        True,
+    )
+
+
+def _message(entry: dg.EventLogEntry) -> str:
+    """An event's text: Dagster's own events keep it on the event, not the entry."""
+    return entry.user_message or (entry.dagster_event.message if entry.dagster_event else "") or ""
+
+
+def record_unfinished_run(mirage: MirageResource, run: dg.DagsterRun, cause: Cause) -> str | None:
     """Mark the run's document `error` if the run left it unfinished; returns its key if so."""
     key = run.tags.get(PARTITION_TAG)
     if not key:
@@ -23,39 +72,38 @@ def record_unfinished_run(mirage: MirageResource, run: dg.DagsterRun, reason: st
         project, path = split_document_key(key)
     except ValueError:
         return None
-    message = f"the indexing run {run.run_id[:8]} {reason}"
+    where = f"step {cause.step}, run {run.run_id[:8]}" if cause.step else f"run {run.run_id[:8]}"
+    message = Cause(f"{cause.reason} ({where})", cause.machine).message
     with mirage.store_connection() as conn:
         changed = mark_unfinished_document_error(conn, project=project, path=path, message=message)
     return key if changed else None
 
 
-def _reason(context: dg.RunStatusSensorContext, verb: str) -> str:
-    event = context.dagster_event
-    message = (event.message or "").strip() if event else ""
-    return f"{verb}: {message}" if message else verb
-
-
 @dg.run_failure_sensor(
     monitored_jobs=[index_document_job],
+    minimum_interval_seconds=5,
     default_status=dg.DefaultSensorStatus.RUNNING,
-    description="A failed indexing run leaves its document `error` with the run's reason.",
+    description="A failed indexing run leaves its document `error` with the run's cause.",
 )
 def indexing_run_failed(context: dg.RunFailureSensorContext, mirage: MirageResource) -> None:
-    key = record_unfinished_run(mirage, context.dagster_run, _reason(context, "failed"))
+    run = context.dagster_run
+    key = record_unfinished_run(mirage, run, run_cause(context.instance, run))
     if key:
-        context.log.info(f"{key}: marked error (run {context.dagster_run.run_id})")
+        context.log.info(f"{key}: marked error (run {run.run_id})")
 
 
 @dg.run_status_sensor(
     run_status=dg.DagsterRunStatus.CANCELED,
     monitored_jobs=[index_document_job],
+    minimum_interval_seconds=5,
     default_status=dg.DefaultSensorStatus.RUNNING,
     description="A canceled indexing run leaves its document `error` (it can be re-indexed).",
 )
 def indexing_run_canceled(context: dg.RunStatusSensorContext, mirage: MirageResource) -> None:
-    key = record_unfinished_run(mirage, context.dagster_run, "was canceled")
+    run = context.dagster_run
+    key = record_unfinished_run(mirage, run, run_cause(context.instance, run))
     if key:
-        context.log.info(f"{key}: marked error (run {context.dagster_run.run_id} canceled)")
+        context.log.info(f"{key}: marked error (run {run.run_id} canceled)")
 
 
 run_failure_sensors = [indexing_run_failed, indexing_run_canceled]

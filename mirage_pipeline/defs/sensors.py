@@ -1,5 +1,6 @@
 """The documents-folder sensor: new or changed files become partitions and runs, deleted files
-take their rows and their partition with them.
+take their rows and their partition with them, symbolic links are refused, and each tick heals
+what a crash left behind (`healing.py`).
 
 Its cursor remembers, per document key, the file's size:mtime signature and content hash, so a
 restart resumes where it was, a `touch` costs no run, and only a real change re-indexes. A file
@@ -10,30 +11,40 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import dagster as dg
 
-from mirage_pipeline.defs.assets import document_assets
+from mirage_pipeline.defs.healing import heal
+from mirage_pipeline.defs.jobs import index_document_job
 from mirage_pipeline.defs.partitions import documents_partitions
 from mirage_pipeline.defs.resources import MirageResource
 from mirage_pipeline.documents_folder import (
     DocumentFile,
+    open_inside,
     project_names,
-    scan_documents,
+    scan_folder,
     split_document_key,
 )
 from mirage_pipeline.parsing import file_type_of
-from mirage_pipeline.store.documents import delete_document, mark_document_pending, upsert_project
+from mirage_pipeline.store.documents import (
+    delete_document,
+    mark_document_error,
+    mark_document_pending,
+    upsert_project,
+)
 from mirage_pipeline.store.reindex import close_requests, open_requests
 
-index_document_job = dg.define_asset_job(
-    "index_document",
-    selection=dg.AssetSelection.assets(*document_assets),
-    partitions_def=documents_partitions,
-    description="Index one document: parse, chunk, embed and write it to the index.",
+LINK_REFUSED = (
+    "a symbolic link: miRAGe does not follow links out of the documents folder "
+    "(copy the file in instead)"
+)
+FOLDER_LINK_REFUSED = (
+    "a symbolic link to a folder: skipped, miRAGe does not follow links out of the documents "
+    "folder (move or copy the folder in instead)"
 )
 
 
@@ -44,6 +55,9 @@ class FolderState:
     files: dict[str, dict[str, str]] = field(default_factory=dict)  # key → {sig, sha}
     unstable: dict[str, str] = field(default_factory=dict)  # key → sig seen changing
     projects: list[str] = field(default_factory=list)
+    links: list[str] = field(default_factory=list)  # linked files (each has an `error` row)
+    folder_links: list[str] = field(default_factory=list)  # linked folders, logged once
+    retries: dict[str, list[float]] = field(default_factory=dict)  # key → [attempts, not before]
 
     @classmethod
     def load(cls, cursor: str | None) -> FolderState:
@@ -54,20 +68,38 @@ class FolderState:
             key: value if isinstance(value, dict) else {"sig": value, "sha": ""}
             for key, value in raw.get("files", {}).items()
         }
-        return cls(files, raw.get("unstable", {}), raw.get("projects", []))
+        return cls(
+            files,
+            raw.get("unstable", {}),
+            raw.get("projects", []),
+            raw.get("links", []),
+            raw.get("folder_links", []),
+            raw.get("retries", {}),
+        )
 
     def dump(self) -> str:
         return json.dumps(
-            {"v": 2, "files": self.files, "unstable": self.unstable, "projects": self.projects},
+            {
+                "v": 3,
+                "files": self.files,
+                "unstable": self.unstable,
+                "projects": self.projects,
+                "links": self.links,
+                "folder_links": self.folder_links,
+                "retries": self.retries,
+            },
             sort_keys=True,
         )
 
 
-def file_sha256(path: Path) -> str:
+def file_sha256(root: Path, key: str) -> str:
+    """The content hash of a document's file, read without following any link."""
     digest = hashlib.sha256()
-    with path.open("rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
+    with open_inside(root, key) as fd:
+        os.set_blocking(fd, True)
+        with os.fdopen(os.dup(fd), "rb") as fh:
+            for block in iter(lambda: fh.read(1 << 20), b""):
+                digest.update(block)
     return digest.hexdigest()
 
 
@@ -75,7 +107,8 @@ def file_sha256(path: Path) -> str:
     job=index_document_job,
     minimum_interval_seconds=5,
     default_status=dg.DefaultSensorStatus.RUNNING,
-    description="Watches $MIRAGE_DOCUMENTS_DIR/<project>/** for new, changed and deleted files.",
+    description="Watches $MIRAGE_DOCUMENTS_DIR/<project>/** for new, changed and deleted files;"
+    " refuses symbolic links; retries what a crash or an outage left unfinished.",
 )
 def documents_sensor(
     context: dg.SensorEvaluationContext, mirage: MirageResource
@@ -84,7 +117,8 @@ def documents_sensor(
     before = FolderState.load(context.cursor)
     after = FolderState()
     known = set(context.instance.get_dynamic_partitions(documents_partitions.name))
-    files = scan_documents(root)
+    scan = scan_folder(root)
+    files = scan.files
     now = time.time()
     runs: list[dg.RunRequest] = []
     to_add: list[str] = []
@@ -103,9 +137,9 @@ def documents_sensor(
                 after.files[f.key] = previous
             continue
         try:
-            sha = file_sha256(root / f.project / f.path)
-        except OSError:
-            continue  # vanished or unreadable right now; the next tick sees what happened
+            sha = file_sha256(root, f.key)
+        except (OSError, ValueError):
+            continue  # vanished, unreadable or swapped for a link: the next tick sees which
         after.files[f.key] = {"sig": f.signature, "sha": sha}
         if previous and previous.get("sha") == sha and f.key in known:
             continue  # touched, not changed
@@ -122,24 +156,49 @@ def documents_sensor(
     present = {f.key for f in files}
     runs += _requested_reindexes(mirage, known & present, {r.partition_key for r in runs})
     deleted = sorted((known | set(before.files)) - present)
+    links = set(scan.file_links)
+    new_links = sorted(links - (set(before.links) - set(deleted)))
+    gone_links = sorted(set(before.links) - links - present)
     projects = project_names(root)
-    if pending or deleted or set(projects) - set(before.projects):
-        with mirage.store_connection() as conn:
-            for name in sorted(set(projects) - set(before.projects)):
-                upsert_project(conn, name)
-            for f in pending:
-                mark_document_pending(
-                    conn, project=f.project, path=f.path, file_type=file_type_of(f.path)
-                )
-            for key in deleted:
-                project, path = split_document_key(key)
-                delete_document(conn, project=project, path=path)
+    for folder in sorted(set(scan.folder_links) - set(before.folder_links)):
+        context.log.warning(f"{folder}: {FOLDER_LINK_REFUSED}")
+    with mirage.store_connection() as conn:
+        for name in sorted(set(projects) - set(before.projects)):
+            upsert_project(conn, name)
+        for key in [*deleted, *gone_links]:
+            project, path = split_document_key(key)
+            delete_document(conn, project=project, path=path)
+        for f in pending:
+            mark_document_pending(
+                conn, project=f.project, path=f.path, file_type=file_type_of(f.path)
+            )
+        for key in new_links:
+            project, path = split_document_key(key)
+            context.log.warning(f"{key}: {LINK_REFUSED}")
+            mark_document_error(
+                conn, project=project, path=path, file_type=file_type_of(path), message=LINK_REFUSED
+            )
+        healing = heal(
+            context.instance,
+            mirage,
+            conn,
+            present=(present - set(deleted)) | links,
+            requested={r.partition_key for r in runs} | set(to_add),
+            retries=before.retries,
+            folder_readable=root.is_dir(),
+        )
+    runs += [r for r in healing.runs if r.partition_key in known]
     after.projects = projects
+    after.links = sorted(links)
+    after.folder_links = sorted(scan.folder_links)
+    after.retries = healing.retries
     if runs or deleted:
         context.log.info(
             f"{len(runs)} document(s) to index, {len(deleted)} deleted: "
             + ", ".join([r.partition_key for r in runs][:10] + deleted[:10])
         )
+    for line in healing.log:
+        context.log.info(line)
     requests: list = []
     if to_add:
         requests.append(documents_partitions.build_add_request(to_add))
@@ -174,3 +233,6 @@ def _requested_reindexes(
                 )
         close_requests(conn, [r[0] for r in requests])
     return runs
+
+
+__all__ = ["documents_sensor", "index_document_job"]

@@ -6,6 +6,8 @@ from collections.abc import Callable
 from pathlib import PurePosixPath
 
 from mirage_pipeline.language import prevailing_language
+from mirage_pipeline.parsing import budgets as _budgets
+from mirage_pipeline.parsing.budgets import Budgets, OverBudget
 from mirage_pipeline.parsing.model import Block, ParsedDocument, ParseError, Section
 from mirage_pipeline.parsing.policy import MarkdownPolicy, apply_policy, load_policy
 
@@ -61,8 +63,14 @@ def file_type_of(path: str) -> str:
     return suffix.lstrip(".") or "unknown"
 
 
-def parse_document(data: bytes, path: str, policy: MarkdownPolicy | None = None) -> ParsedDocument:
-    """Parse a file by its suffix; unsupported types and empty files raise `ParseError`.
+def parse_document(
+    data: bytes,
+    path: str,
+    policy: MarkdownPolicy | None = None,
+    budgets: Budgets | None = None,
+) -> ParsedDocument:
+    """Parse a file by its suffix; unsupported types and empty files raise `ParseError`, a
+    document over one of its `budgets` (default: the default budgets) `OverBudget`.
 
     `policy` is the project's Markdown indexing policy (see `parsing.policy`), if it has one.
     """
@@ -74,7 +82,16 @@ def parse_document(data: bytes, path: str, policy: MarkdownPolicy | None = None)
         )
     if not data:
         raise ParseError("empty file")
+    budgets = budgets or Budgets()
+    _budgets.check_file_size(len(data), budgets)
+    if suffix == ".epub":
+        _budgets.check_archive(data, budgets)
+    elif suffix == ".pdf":
+        _budgets.check_pdf_pages(data, budgets)
+    elif suffix in (".md", ".markdown", ".txt"):
+        _budgets.check_text_size(data, budgets)
     doc = PARSERS[suffix][1](data, PurePosixPath(path).name)
+    _budgets.check_parsed(doc, budgets)
     return apply_policy(with_language(doc), policy)
 
 
@@ -94,7 +111,9 @@ def with_language(doc: ParsedDocument) -> ParsedDocument:
 __all__ = [
     "PARSERS",
     "Block",
+    "Budgets",
     "MarkdownPolicy",
+    "OverBudget",
     "ParseError",
     "ParsedDocument",
     "Section",

@@ -53,6 +53,10 @@ class MarkdownPolicy:
 def load_policy(project_dir: Path) -> MarkdownPolicy | None:
     """The policy in `project_dir/.mirage.yaml`, or None when there is none."""
     path = project_dir / POLICY_FILE
+    if path.is_symlink():  # the documents folder is a boundary: links are never followed
+        raise ParseError(
+            f"{POLICY_FILE} of the project is a symbolic link; miRAGe does not follow links"
+        )
     if not path.is_file():
         return None
     try:

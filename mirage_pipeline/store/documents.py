@@ -308,3 +308,40 @@ def mark_unfinished_document_error(
             (message, project, path),
         )
         return cur.rowcount > 0
+
+
+def unsettled_documents(
+    conn: psycopg.Connection, *, retried_suffix: str, older_than_seconds: float
+) -> list[tuple[str, str, str, str | None]]:
+    """(project, path, status, error) of documents waiting for a run (`pending`, `indexing`)
+    or in an `error` ending with `retried_suffix`, untouched for `older_than_seconds`."""
+    return conn.execute(
+        "SELECT p.name, d.path, d.status, d.error_message FROM documents d"
+        " JOIN projects p ON p.id = d.project_id"
+        " WHERE d.updated_at < now() - make_interval(secs => %s)"
+        "   AND (d.status IN ('pending', 'indexing')"
+        "        OR (d.status = 'error' AND right(d.error_message, %s) = %s))",
+        (older_than_seconds, len(retried_suffix), retried_suffix),
+    ).fetchall()
+
+
+def document_keys(conn: psycopg.Connection, *, older_than_seconds: float) -> list[tuple[str, str]]:
+    """(project, path) of every document row untouched for `older_than_seconds`."""
+    return conn.execute(
+        "SELECT p.name, d.path FROM documents d JOIN projects p ON p.id = d.project_id"
+        " WHERE d.updated_at < now() - make_interval(secs => %s)",
+        (older_than_seconds,),
+    ).fetchall()
+
+
+def set_error_message(
+    conn: psycopg.Connection, *, project: str, path: str, old: str, new: str
+) -> None:
+    """Replace a document's error message, if it is still `old`."""
+    with conn.transaction():
+        conn.execute(
+            "UPDATE documents d SET error_message = %s FROM projects p"
+            " WHERE d.project_id = p.id AND p.name = %s AND d.path = %s"
+            "   AND d.status = 'error' AND d.error_message = %s",
+            (new, project, path, old),
+        )

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+import yaml
 
 from tests.helm.conftest import (
     CHART,
@@ -243,3 +244,17 @@ def test_helm_lint_strict_finds_no_warning_or_error(helm):
     problems = [m for m in report["messages"] if m["severity"] >= 2]
     assert report["total_charts_linted"] == 1
     assert not problems and not report["errors"], problems or report["errors"]
+
+
+def test_budgets_and_run_monitoring_reach_the_pods_and_dagster(render):
+    manifests = render({"mirage": {"budgets": {"maxPages": 100, "maxChunks": 5000}}})
+    env = [m for m in manifests if m["kind"] == "ConfigMap" and "MIRAGE_HOME" in m["data"]]
+    data = env[0]["data"]
+    assert data["MIRAGE_MAX_PAGES"] == "100" and data["MIRAGE_MAX_CHUNKS"] == "5000"
+    assert data["MIRAGE_EMBED_CONCURRENCY"] == "2"
+    assert "MIRAGE_MAX_FILE_MB" not in data  # unset: miRAGe's default
+    instance = next(
+        m for m in manifests if m["kind"] == "ConfigMap" and "dagster.yaml" in m.get("data", {})
+    )
+    monitoring = yaml.safe_load(instance["data"]["dagster.yaml"])["run_monitoring"]
+    assert monitoring["enabled"] and monitoring["free_slots_after_run_end_seconds"] > 0

@@ -14,7 +14,7 @@ import psycopg
 import pytest
 
 from mirage_pipeline.defs.assets import chunk_embeddings, chunk_index, document_assets
-from mirage_pipeline.defs.io_managers import ParquetIOManager
+from mirage_pipeline.defs.io_managers import ParquetIOManager, storage_name
 from mirage_pipeline.defs.resources import MirageResource
 from mirage_pipeline.store.schema import read_embedding_indexes
 from mirage_query.search import SearchPlan, find_project_id, search_hybrid
@@ -250,11 +250,12 @@ def test_one_stage_rematerializes_alone_from_parquet(setup, fake, database_url, 
         p.relative_to(tmp_path / "storage").as_posix()
         for p in (tmp_path / "storage").rglob("*.parquet")
     )
+    name = storage_name("demo/manual.md")  # a hash: any document name fits a file name
     assert stored == [
-        "chunk_embeddings/demo%2Fmanual.md.parquet",
-        "document_chunks/demo%2Fmanual.md.parquet",
-        "parsed_document/demo%2Fmanual.md.parquet",
-        "raw_file/demo%2Fmanual.md.parquet",
+        f"chunk_embeddings/{name}.parquet",
+        f"document_chunks/{name}.parquet",
+        f"parsed_document/{name}.parquet",
+        f"raw_file/{name}.parquet",
     ]
     fake.requests.clear()
     before = rows(database_url, "SELECT id, content FROM chunks ORDER BY position")

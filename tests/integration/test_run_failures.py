@@ -10,6 +10,7 @@ import dagster as dg
 import pytest
 
 from mirage_pipeline.defs.assets import document_assets
+from mirage_pipeline.defs.failures import RETRIED
 from mirage_pipeline.defs.io_managers import ParquetIOManager
 from mirage_pipeline.defs.resources import MirageResource
 from mirage_pipeline.defs.run_failures import indexing_run_failed
@@ -66,7 +67,11 @@ def test_a_run_dying_outside_its_steps_ends_in_error(tmp_path, database_url):
         evaluate_failure_sensor(instance, mirage, result)
         ((status, message),) = rows(database_url, sql, "a.md")
         assert status == "error"
-        assert message.startswith(f"the indexing run {result.run_id[:8]} failed")
+        # the real cause in words, where it happened, and that it is retried by itself
+        assert message.startswith("a file stands where a folder should be ("), message
+        assert f"(step raw_file, run {result.run_id[:8]})" in message
+        assert message.endswith(RETRIED)
+        assert "Steps failed" not in message
 
         # A step that recorded its own reason keeps it.
         result = failed_run(instance, mirage, "demo/empty.md", tmp_path / "ok-storage")

@@ -1,0 +1,19 @@
+"""The `index_document` job: one run indexes one document, within the time budget per run."""
+
+import dagster as dg
+
+from mirage_pipeline.defs.assets import document_assets
+from mirage_pipeline.defs.partitions import documents_partitions
+from mirage_pipeline.settings import Settings
+
+# Dagster's run monitoring ends a run that outlives this tag (MIRAGE_MAX_RUN_MINUTES); the tag
+# is the job's, so runs launched from the UI or the query service carry it too.
+MAX_RUNTIME_TAG = "dagster/max_runtime"
+
+index_document_job = dg.define_asset_job(
+    "index_document",
+    selection=dg.AssetSelection.assets(*document_assets),
+    partitions_def=documents_partitions,
+    tags={MAX_RUNTIME_TAG: str(Settings.from_env().max_run_seconds)},
+    description="Index one document: parse, chunk, embed and write it to the index.",
+)
