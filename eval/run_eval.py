@@ -169,9 +169,18 @@ def metrics(ranks: list[int | None]) -> dict[str, float]:
 
 
 def report(questions: list[dict], ranks: dict[str, list[int | None]], formats: dict) -> dict:
+    """Metrics per mode, overall and per group: question language (all, and only questions in
+    their document's own language — a multilingual book counts as any), document format, set."""
+    written_in = {s.name: s.lang for s in SOURCES}
+
+    def same(q: dict) -> bool:
+        return written_in[q["file"]] in (q["lang"], "multi")
+
     groups: dict[str, Callable[[dict], bool]] = {"all": lambda q: True}
     for lang in sorted({q["lang"] for q in questions}):
         groups[f"lang:{lang}"] = lambda q, lang=lang: q["lang"] == lang
+        groups[f"lang:{lang}:same-language"] = lambda q, lang=lang: q["lang"] == lang and same(q)
+    groups["cross-language"] = lambda q: not same(q)
     for fmt in sorted(set(formats.values())):
         groups[f"format:{fmt}"] = lambda q, fmt=fmt: formats[q["file"]] == fmt
     for s in sorted({q.get("set", "") for q in questions}):

@@ -16,7 +16,7 @@ from mirage_pipeline.morphology import query_lemmas
 from mirage_pipeline.store.schema import EmbeddingIndex
 from mirage_query.schemas import DocumentRef, Filters, Scores, SearchResult
 from mirage_query.search_sql import build_search_sql
-from mirage_query.term_stats import IndexStats
+from mirage_query.term_stats import IndexStats, TermStats
 
 DEFAULT_RRF_K = 60
 DEFAULT_TEXT_WEIGHT = 0.4  # of the full-text leg in the fusion; the vector leg has 1 - it
@@ -26,6 +26,8 @@ EF_SEARCH = 350  # HNSW search list: ANN recall@10 0.98+ at 100 000 chunks (benc
 # them scored lexeme by lexeme: a query whose terms occur in thousands of chunks costs
 # milliseconds, not a tenth of a second.
 TEXT_POOL = 200
+# Candidates the informative lexemes of one configuration may pick, by PostgreSQL's statistics.
+PICK_ROWS = 1500
 HEADLINE_OPTIONS = "MaxFragments=2, MaxWords=24, MinWords=8, FragmentDelimiter=\x1e"
 _FRAGMENT_DELIMITER = "\x1e"
 # websearch syntax the user meant: "phrases", -exclusions, or OR; then the query is taken as is.
@@ -83,8 +85,8 @@ class SearchPlan:
 class QueryTerms:
     """The full-text leg's inputs: which lexemes pick candidates, and every one's weight."""
 
-    pick_configs: list[str] = field(default_factory=list)  # "english,russian": where a pick applies
-    picks: list[str] = field(default_factory=list)  # any informative lexeme (or all of them)
+    pick: str | None = None  # tsquery text: in each configuration, any informative lexeme (or
+    # all of its lexemes, if none is); a chunk is then scored in its own configuration only
     lemma_pick: str | None = None
     configs: list[str] = field(default_factory=list)  # per lexeme: its configuration
     lexemes: list[str] = field(default_factory=list)  # per lexeme: a one-lexeme tsquery
@@ -116,18 +118,18 @@ async def query_terms(conn: AsyncConnection, text: str, stats: IndexStats) -> Qu
     by_config: dict[str, list[str]] = {}
     for cfg, lexeme in found:
         by_config.setdefault(cfg, []).append(lexeme)
-    picks: dict[str, list[str]] = {}  # tsquery → the configurations it picks chunks in
-    for cfg, lexemes in by_config.items():
-        rare = [_quoted(x) for x in dict.fromkeys(lexemes) if not tsv.is_common(x)]
+    picks: set[str] = set()
+    for lexemes in by_config.values():
+        rare = _rarest(tsv, [x for x in dict.fromkeys(lexemes) if not tsv.is_common(x)])
         common = [_quoted(x) for x in dict.fromkeys(lexemes)]
-        # any informative lexeme, or all of them if none is; configurations that parse the
-        # query alike (English words in the Russian one) share one index scan
-        picks.setdefault(" | ".join(rare) if rare else " & ".join(common), []).append(cfg)
+        if rare:
+            picks.update(_quoted(x) for x in rare)
+        elif common:
+            picks.add("(" + " & ".join(common) + ")")
     lemmas = query_lemmas(text)
-    rare_lemmas = [x for x in lemmas if not lemma_tsv.is_common(x)]
+    rare_lemmas = _rarest(lemma_tsv, [x for x in lemmas if not lemma_tsv.is_common(x)])
     return QueryTerms(
-        pick_configs=[",".join(configs) for configs in picks.values()],
-        picks=list(picks),
+        pick=" | ".join(sorted(picks)) or None,
         lemma_pick=" | ".join(_quoted(x) for x in rare_lemmas) or None,
         configs=[cfg for cfg, _ in found],
         lexemes=[_quoted(lexeme) for _, lexeme in found],
@@ -135,6 +137,18 @@ async def query_terms(conn: AsyncConnection, text: str, stats: IndexStats) -> Qu
         lemmas=[_quoted(x) for x in lemmas],
         lemma_weights=[lemma_tsv.idf(x) for x in lemmas],
     )
+
+
+def _rarest(stats: TermStats, lexemes: list[str]) -> list[str]:
+    """The rarest of `lexemes` whose chunks together stay within PICK_ROWS (at least one): the
+    candidates a full-text leg ranks are bounded, and the rarest words are the telling ones."""
+    picked, rows = [], 0.0
+    for lexeme in sorted(lexemes, key=stats.share):
+        rows += stats.share(lexeme) * stats.rows
+        if picked and rows > PICK_ROWS:
+            break
+        picked.append(lexeme)
+    return picked
 
 
 def search_statement(
@@ -159,8 +173,7 @@ def search_statement(
         "candidates": candidates,
         "part_candidates": 2 * candidates,
         "text_pool": max(TEXT_POOL, candidates),
-        "p_cfg": terms.pick_configs,
-        "p_q": terms.picks,
+        "t_pick": terms.pick,
         "l_pick": terms.lemma_pick,
         "t_cfg": terms.configs,
         "t_q": terms.lexemes,

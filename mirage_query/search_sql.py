@@ -68,15 +68,11 @@ terms AS MATERIALIZED (
 lemma_terms AS MATERIALIZED (
     SELECT t.q::tsquery AS q, t.w FROM unnest(%(l_q)s::text[], %(l_w)s::float8[]) AS t(q, w)
 ),
-picks AS MATERIALIZED (
-    SELECT string_to_array(t.cfgs, ',')::regconfig[] AS cfgs, t.q::tsquery AS q
-    FROM unnest(%(p_cfg)s::text[], %(p_q)s::text[]) AS t(cfgs, q)
-),
 txt_matches AS (
-    SELECT c.id, mirage_text_config(c.lang) AS cfg, ts_rank(c.tsv, p.q) AS quick
-    FROM picks p
-    JOIN chunks c ON c.tsv @@ p.q AND mirage_text_config(c.lang) = ANY(p.cfgs)
+    SELECT c.id, mirage_text_config(c.lang) AS cfg, ts_rank(c.tsv, %(t_pick)s::tsquery) AS quick
+    FROM chunks c
     WHERE c.index_id = {index_id} AND c.project_id = %(project_id)s {filters}
+      AND c.tsv @@ %(t_pick)s::tsquery
     UNION ALL
     SELECT c.id, mirage_text_config(c.lang), ts_rank(c.lemma_tsv, %(l_pick)s::tsquery)
     FROM chunks c

@@ -312,8 +312,7 @@ def test_hybrid_statement_uses_the_models_hnsw_indexes(database_url, local_embed
     project = uuid.UUID(int=0)
     vector = local_embedder.embed_query("x")
     terms = QueryTerms(
-        pick_configs=["english"],
-        picks=["'install'"],
+        pick="'install'",
         configs=["english"],
         lexemes=["'install'"],
         weights=[1],
