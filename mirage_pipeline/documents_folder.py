@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 _TEMP_SUFFIXES = (".part", ".partial", ".crdownload", ".tmp", ".swp", "~")
 
@@ -68,6 +68,37 @@ def scan_documents(root: Path) -> list[DocumentFile]:
 
 
 def project_names(root: Path) -> list[str]:
+    """Project folders under `root`; a symbolic link there is no project (resolve_inside)."""
     if not root.is_dir():
         return []
-    return sorted(p.name for p in root.iterdir() if p.is_dir() and not is_ignored(p.name))
+    return sorted(
+        p.name
+        for p in root.iterdir()
+        if p.is_dir() and not p.is_symlink() and not is_ignored(p.name)
+    )
+
+
+class OutsideDocumentsFolder(ValueError):
+    """A path that would leave the documents folder: absolute, `..`, or through a symbolic link."""
+
+
+def resolve_inside(root: Path, relative: str | PurePosixPath) -> Path:
+    """`root/relative`, refused if any part of it could lead out of `root`.
+
+    miRAGe follows no symbolic links below the documents folder, at any depth (a project folder,
+    a sub-folder or the file itself): refusing them outright is simpler to reason about than
+    resolving them and checking where they land. `root` itself may be a link.
+    """
+    rel = PurePosixPath(relative)
+    if rel.is_absolute() or not rel.parts or ".." in rel.parts:
+        raise OutsideDocumentsFolder(f"{str(relative)!r} is not a path inside the documents folder")
+    path = root
+    for depth, part in enumerate(rel.parts, 1):
+        path = path / part
+        if path.is_symlink():
+            link = PurePosixPath(*rel.parts[:depth]).as_posix()
+            raise OutsideDocumentsFolder(
+                f"{rel.as_posix()!r}: {link!r} is a symbolic link; miRAGe follows no links "
+                "in the documents folder"
+            )
+    return path

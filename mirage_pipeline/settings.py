@@ -42,6 +42,8 @@ class Settings:
     fusion: str = "score"  # how hybrid search fuses its legs: "score" or "rrf"
     rrf_k: int = 60
     text_weight: float = 0.4  # of the full-text leg in the fusion
+    query_embed_timeout: float = 4.0  # seconds a search waits for its query's vector
+    request_body_timeout: float = 30.0  # seconds the service waits for more of a request body
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -77,6 +79,12 @@ class Settings:
             rrf_k=_positive_int("MIRAGE_RRF_K", env.get("MIRAGE_RRF_K"), 60),
             fusion=_choice("MIRAGE_FUSION", env.get("MIRAGE_FUSION"), ("score", "rrf")),
             text_weight=_weight("MIRAGE_TEXT_WEIGHT", env.get("MIRAGE_TEXT_WEIGHT"), 0.4),
+            query_embed_timeout=_seconds(
+                "MIRAGE_QUERY_EMBED_TIMEOUT", env.get("MIRAGE_QUERY_EMBED_TIMEOUT"), 4.0
+            ),
+            request_body_timeout=_seconds(
+                "MIRAGE_REQUEST_BODY_TIMEOUT", env.get("MIRAGE_REQUEST_BODY_TIMEOUT"), 30.0
+            ),
         )
 
     def with_overrides(self, **changes: object) -> Settings:
@@ -164,6 +172,18 @@ def _weight(name: str, raw: str | None, default: float) -> float:
         raise SettingsError(f"{name}={raw!r} is not a number") from None
     if not 0.0 <= value <= 10.0:
         raise SettingsError(f"{name}={raw!r} must be between 0 and 10")
+    return value
+
+
+def _seconds(name: str, raw: str | None, default: float) -> float:
+    if raw is None or raw == "":
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        raise SettingsError(f"{name}={raw!r} is not a number of seconds") from None
+    if not 0.1 <= value <= 3600:
+        raise SettingsError(f"{name}={raw!r} must be between 0.1 and 3600 seconds")
     return value
 
 
