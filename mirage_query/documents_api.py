@@ -203,6 +203,7 @@ class ProjectController(Controller):
     @post("/{project:str}/reindex", status_code=202, summary="Re-index every document")
     async def reindex_project(self, project: str, request: Request) -> Runs:
         check_project_name(project)
+        resolve_inside(_documents_dir(request), project)  # a project that is a link: 409
         files = [
             f
             for f in await anyio.to_thread.run_sync(scan_documents, _documents_dir(request))

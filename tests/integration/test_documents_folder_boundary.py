@@ -80,6 +80,8 @@ async def test_a_project_that_is_a_link_is_refused(api):
     assert listing.status_code == 404
     search = await client.post("/api/v1/projects/evil/search", json={"query": "x"}, headers=KEY)
     assert search.status_code == 404
+    reindex = await client.post("/api/v1/projects/evil/reindex", headers=KEY)
+    assert reindex.status_code == 409 and "symbolic link" in reindex.json()["detail"]
     assert outside_files(outside) == {"secret.md": b"# Secret\n"}
     # deleting it removes the link, never the folder it points to
     gone = await client.delete("/api/v1/projects/evil?confirm=true", headers=KEY)
