@@ -7,7 +7,6 @@ a 503 can say which (errors.py).
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import psycopg
@@ -26,14 +25,12 @@ class DatabaseReachability:
 
     def __init__(self) -> None:
         self.failure: str | None = None  # the error of the latest attempt, None if it connected
-        self.failed_at = 0.0
 
     def connected(self) -> None:
         self.failure = None
 
     def failed(self, exc: Exception) -> None:
         self.failure = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        self.failed_at = time.monotonic()
 
     @property
     def unreachable(self) -> bool:

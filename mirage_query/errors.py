@@ -47,18 +47,21 @@ def _unavailable(detail: str) -> Response:
 
 
 def database_unavailable(request: Request, exc: Exception) -> Response:
-    """The database is down, unreachable or busy: 503 saying which; the pool reconnects itself."""
-    log.warning("database unavailable: %s", exc, extra={"request_id": request_id(request)})
+    """The database is unreachable or busy: 503 saying which (the cause is logged, not sent);
+    the pool reconnects by itself."""
     reachability: DatabaseReachability = request.app.state.database
+    log.warning(
+        "database unavailable: %s (last connect: %s)",
+        exc,
+        reachability.failure or "ok",
+        extra={"request_id": request_id(request)},
+    )
     if isinstance(exc, pg_errors.QueryCanceled):
         detail = "the database is busy (the statement was cancelled); retry shortly"
-    elif reachability.unreachable:
-        detail = f"the database is unreachable ({reachability.failure}); retry shortly"
-    elif isinstance(exc, PoolTimeout):
+    elif isinstance(exc, PoolTimeout) and not reachability.unreachable:
         detail = f"the database is busy (no free connection within {WAIT_SECONDS} s); retry shortly"
     else:
-        lost = str(exc).strip().splitlines()[0] if str(exc).strip() else "the connection was lost"
-        detail = f"the database is unreachable ({lost}); retry shortly"
+        detail = "the database is unreachable; retry shortly (the service reconnects by itself)"
     return _unavailable(detail)
 
 
