@@ -79,8 +79,8 @@ def resolve_inside(root: Path, relative: str | os.PathLike[str]) -> Path:
         path = path / part
         try:
             mode = os.lstat(path).st_mode
-        except FileNotFoundError:
-            continue  # not there (yet): nothing to follow
+        except (FileNotFoundError, NotADirectoryError):
+            continue  # not there (yet), or under a file: nothing to follow
         if stat.S_ISLNK(mode):
             raise OutsideDocumentsFolder(
                 f"{path.relative_to(root).as_posix()!r} is a symbolic link; miRAGe does not "

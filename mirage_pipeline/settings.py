@@ -47,6 +47,8 @@ class Settings:
     budgets: Budgets = field(default_factory=Budgets)  # what one document may cost
     max_run_seconds: int = 3 * 3600  # one indexing run, whatever it does
     embed_batch: int = 32  # texts embedded per turn of the shared embedder
+    query_embed_timeout: float = 4.0  # seconds a search waits for its query's vector
+    request_body_timeout: float = 30.0  # seconds the service waits for more of a request body
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -86,6 +88,12 @@ class Settings:
             max_run_seconds=60
             * _positive_int("MIRAGE_MAX_RUN_MINUTES", env.get("MIRAGE_MAX_RUN_MINUTES"), 180),
             embed_batch=_positive_int("MIRAGE_EMBED_BATCH", env.get("MIRAGE_EMBED_BATCH"), 32),
+            query_embed_timeout=_seconds(
+                "MIRAGE_QUERY_EMBED_TIMEOUT", env.get("MIRAGE_QUERY_EMBED_TIMEOUT"), 4.0
+            ),
+            request_body_timeout=_seconds(
+                "MIRAGE_REQUEST_BODY_TIMEOUT", env.get("MIRAGE_REQUEST_BODY_TIMEOUT"), 30.0
+            ),
         )
 
     def with_overrides(self, **changes: object) -> Settings:
@@ -189,6 +197,18 @@ def _weight(name: str, raw: str | None, default: float) -> float:
         raise SettingsError(f"{name}={raw!r} is not a number") from None
     if not 0.0 <= value <= 10.0:
         raise SettingsError(f"{name}={raw!r} must be between 0 and 10")
+    return value
+
+
+def _seconds(name: str, raw: str | None, default: float) -> float:
+    if raw is None or raw == "":
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        raise SettingsError(f"{name}={raw!r} is not a number of seconds") from None
+    if not 0.1 <= value <= 3600:
+        raise SettingsError(f"{name}={raw!r} must be between 0.1 and 3600 seconds")
     return value
 
 

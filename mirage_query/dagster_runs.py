@@ -1,14 +1,23 @@
 """Launching `index_document` runs through Dagster's GraphQL API (the query service never imports
-Dagster: Dagster stays the only writer of the index)."""
+Dagster: Dagster stays the only writer of the index).
+
+Re-indexing is idempotent: a document that already has a run queued or running gets no second
+one (its runs are looked up by tag first, and this process launches one batch at a time).
+"""
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 
 import httpx
 
 JOB_NAME = "index_document"
 PARTITIONS_NAME = "documents"
+PARTITION_TAG = "dagster/partition"
+PROJECT_TAG = "mirage/project"
+# a run in one of these states will index the document: asking again adds nothing
+IN_FLIGHT = ["QUEUED", "NOT_STARTED", "STARTING", "STARTED"]
 
 _REPOSITORIES = """
 query Repositories {
@@ -25,6 +34,16 @@ mutation AddPartition($repo: RepositorySelector!, $name: String!, $key: String!)
     __typename
     ... on PythonError { message }
     ... on UnauthorizedError { message }
+  }
+}"""
+
+_IN_FLIGHT = """
+query InFlight($filter: RunsFilter!) {
+  runsOrError(filter: $filter) {
+    __typename
+    ... on Runs { results { runId tags { key value } } }
+    ... on PythonError { message }
+    ... on InvalidPipelineRunsFilterError { message }
   }
 }"""
 
@@ -55,6 +74,13 @@ class Repository:
     name: str
 
 
+@dataclass(frozen=True)
+class Run:
+    partition: str
+    run_id: str
+    new: bool  # launched now; False: the run already queued or running for the partition
+
+
 class DagsterRuns:
     """A small GraphQL client: find the repository holding the job, then launch partitions."""
 
@@ -62,6 +88,7 @@ class DagsterRuns:
         self.endpoint = url.rstrip("/") + "/graphql"
         self.timeout = timeout
         self._repository: Repository | None = None
+        self._launching = asyncio.Lock()
 
     async def _call(self, client: httpx.AsyncClient, query: str, variables: dict) -> dict:
         try:
@@ -76,7 +103,10 @@ class DagsterRuns:
             raise DagsterUnavailable(
                 f"Dagster at {self.endpoint} answered HTTP {response.status_code}"
             )
-        body = response.json()
+        try:
+            body = response.json()
+        except ValueError:
+            raise DagsterUnavailable(f"Dagster at {self.endpoint} answered no JSON") from None
         if body.get("errors"):
             raise DagsterRejected("; ".join(e.get("message", "?") for e in body["errors"]))
         return body["data"]
@@ -94,13 +124,40 @@ class DagsterRuns:
                 )
         return self._repository
 
-    async def launch(self, partition_keys: list[str]) -> list[tuple[str, str]]:
-        """Launch one run per partition key; returns (key, run id) pairs."""
-        launched = []
-        async with httpx.AsyncClient(timeout=self.timeout) as client:
+    async def in_flight(self, client: httpx.AsyncClient, keys: list[str]) -> dict[str, str]:
+        """Run ids of the runs queued or running for `keys`, by partition key."""
+        projects = {key.split("/", 1)[0] for key in keys}
+        if len(keys) == 1:
+            tag = {"key": PARTITION_TAG, "value": keys[0]}
+        elif len(projects) == 1:
+            tag = {"key": PROJECT_TAG, "value": projects.pop()}
+        else:
+            tag = None
+        run_filter: dict = {"statuses": IN_FLIGHT, **({"tags": [tag]} if tag else {})}
+        data = (await self._call(client, _IN_FLIGHT, {"filter": run_filter}))["runsOrError"]
+        if data["__typename"] != "Runs":
+            raise DagsterRejected(f"Dagster could not list runs: {data.get('message')}")
+        wanted = set(keys)
+        found: dict[str, str] = {}
+        for run in data["results"]:
+            tags = {t["key"]: t["value"] for t in run["tags"]}
+            key = tags.get(PARTITION_TAG)
+            if key in wanted:
+                found.setdefault(key, run["runId"])
+        return found
+
+    async def launch(self, partition_keys: list[str]) -> list[Run]:
+        """One run per partition key that has none queued or running yet."""
+        runs = []
+        # look-up then launch is one step: concurrent requests cannot both launch a document
+        async with self._launching, httpx.AsyncClient(timeout=self.timeout) as client:
             repo = await self._find_repository(client)
             selector = {"repositoryLocationName": repo.location, "repositoryName": repo.name}
+            running = await self.in_flight(client, partition_keys) if partition_keys else {}
             for key in partition_keys:
+                if key in running:
+                    runs.append(Run(key, running[key], new=False))
+                    continue
                 # a file uploaded moments ago may not be a partition yet (the sensor adds it)
                 await self._call(
                     client, _ADD_PARTITION, {"repo": selector, "name": PARTITIONS_NAME, "key": key}
@@ -110,8 +167,8 @@ class DagsterRuns:
                     "runConfigData": {},
                     "executionMetadata": {
                         "tags": [
-                            {"key": "dagster/partition", "value": key},
-                            {"key": "mirage/project", "value": key.split("/", 1)[0]},
+                            {"key": PARTITION_TAG, "value": key},
+                            {"key": PROJECT_TAG, "value": key.split("/", 1)[0]},
                             {"key": "mirage/trigger", "value": "api"},
                         ]
                     },
@@ -122,5 +179,5 @@ class DagsterRuns:
                         e["message"] for e in result.get("errors", [])
                     )
                     raise DagsterRejected(f"Dagster refused to launch {key}: {message}")
-                launched.append((key, result["run"]["runId"]))
-        return launched
+                runs.append(Run(key, result["run"]["runId"], new=True))
+        return runs

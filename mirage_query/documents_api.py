@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 from pathlib import Path, PurePosixPath
 from typing import Annotated
@@ -13,7 +14,13 @@ from litestar.exceptions import ClientException, NotFoundException
 from litestar.params import Parameter
 from psycopg import AsyncConnection
 
-from mirage_pipeline.documents_folder import document_key, project_names, scan_documents
+from mirage_pipeline.documents_folder import (
+    OutsideDocumentsFolder,
+    document_key,
+    project_names,
+    resolve_inside,
+    scan_documents,
+)
 from mirage_pipeline.parsing import PARSERS, file_type_of
 from mirage_query.dagster_runs import DagsterRuns
 from mirage_query.schemas import (
@@ -28,9 +35,12 @@ from mirage_query.schemas import (
     Runs,
 )
 from mirage_query.uploads import (
+    Conflict,
     PayloadTooLarge,
+    check_path_length,
     check_project_name,
     place_file,
+    project_folder_exists,
     receive_upload,
     safe_document_path,
 )
@@ -49,8 +59,7 @@ GROUP BY p.name ORDER BY p.name
 """
 
 
-class Conflict(ClientException):
-    status_code = 409
+MAX_OFFSET = 2**31 - 1  # chunk positions are PostgreSQL integers
 
 
 class Unprocessable(ClientException):
@@ -110,10 +119,42 @@ async def _require_document(conn: AsyncConnection, project: str, document_id: st
 
 
 async def _launch(request: Request, keys: list[tuple[str | None, str]]) -> Runs:
+    """A run per document, unless one is already queued or running for it (its id is given)."""
     runs: DagsterRuns = request.app.state.dagster
     launched = await runs.launch([key for _, key in keys])
     ids = dict((key, doc) for doc, key in keys)
-    return Runs(runs=[RunLaunched(document_id=ids[k], partition=k, run_id=r) for k, r in launched])
+    return Runs(
+        runs=[
+            RunLaunched(
+                document_id=ids[run.partition],
+                partition=run.partition,
+                run_id=run.run_id,
+                already_queued=not run.new,
+            )
+            for run in launched
+        ]
+    )
+
+
+def _remove_file(root: Path, project: str, path: str) -> None:
+    """Unlink the document's file; a link is removed itself, never what it points to, and a
+    path through a linked folder is refused (nothing outside the folder is touched)."""
+    relative = PurePosixPath(project, path)
+    try:
+        folder = resolve_inside(root, relative.parent)
+    except OutsideDocumentsFolder as exc:
+        raise Conflict(
+            detail=f"not deleted: {exc}; remove the link from the documents folder instead"
+        ) from None
+    with contextlib.suppress(FileNotFoundError, IsADirectoryError):
+        (folder / relative.name).unlink()
+
+
+def _remove_project_folder(folder: Path) -> None:
+    if folder.is_symlink():
+        folder.unlink()  # the link only, never the folder it points to
+    else:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 class ProjectController(Controller):
@@ -132,7 +173,7 @@ class ProjectController(Controller):
     async def create_project(self, data: ProjectCreate, request: Request) -> ProjectInfo:
         folder = _documents_dir(request) / data.name
         async with request.app.state.pool.connection() as conn:
-            if folder.exists() or await _project_id(conn, data.name):
+            if folder.exists() or folder.is_symlink() or await _project_id(conn, data.name):
                 raise Conflict(detail=f"project {data.name!r} exists")
             folder.mkdir(parents=True)
             await conn.execute(
@@ -148,20 +189,21 @@ class ProjectController(Controller):
         folder = _documents_dir(request) / project
         async with request.app.state.pool.connection() as conn:
             exists = await _project_id(conn, project)
-            if not exists and not folder.is_dir():
+            if not exists and not folder.is_dir() and not folder.is_symlink():
                 raise NotFoundException(detail=f"project {project!r} not found")
             if not confirm:
                 raise Conflict(
                     detail=f"deleting project {project!r} removes its folder and index: "
                     "repeat with ?confirm=true"
                 )
-            await anyio.to_thread.run_sync(lambda: shutil.rmtree(folder, ignore_errors=True))
+            await anyio.to_thread.run_sync(_remove_project_folder, folder)
             await conn.execute("DELETE FROM projects WHERE name = %s", (project,))
         return Deleted(deleted=True, name=project)
 
     @post("/{project:str}/reindex", status_code=202, summary="Re-index every document")
     async def reindex_project(self, project: str, request: Request) -> Runs:
         check_project_name(project)
+        resolve_inside(_documents_dir(request), project)  # a project that is a link: 409
         files = [
             f
             for f in await anyio.to_thread.run_sync(scan_documents, _documents_dir(request))
@@ -189,7 +231,7 @@ class DocumentController(Controller):
         async with request.app.state.pool.connection() as conn:
             project_id = await _project_id(conn, project)
             if project_id is None:
-                if (_documents_dir(request) / project).is_dir():
+                if project_folder_exists(_documents_dir(request), project):
                     return []
                 raise NotFoundException(detail=f"project {project!r} not found")
             cur = await conn.execute(
@@ -214,18 +256,20 @@ class DocumentController(Controller):
             raise PayloadTooLarge(
                 detail=f"file is larger than the limit of {limit} bytes (MIRAGE_MAX_UPLOAD_MB)"
             )
-        folder = _documents_dir(request) / project
+        root = _documents_dir(request)
+        folder = resolve_inside(root, project)  # a project that is a link is refused (409)
         received = await receive_upload(
             request.stream(), request.headers.get("content-type", ""), folder, limit
         )
         try:
             path = safe_document_path(received.path_field or received.filename or "")
             _check_type(path)
+            check_path_length(folder / path)
         except ClientException:
             received.temp.unlink(missing_ok=True)
             raise
         placed = await anyio.to_thread.run_sync(
-            lambda: place_file(received.temp, folder / path, replace=replace)
+            lambda: place_file(received.temp, root, f"{project}/{path}", replace=replace)
         )
         if not placed:
             raise Conflict(detail=f"{path!r} exists in project {project!r}; use ?replace=true")
@@ -259,8 +303,8 @@ class DocumentController(Controller):
     async def delete_document(self, project: str, document_id: str, request: Request) -> Deleted:
         async with request.app.state.pool.connection() as conn:
             row = await _require_document(conn, project, document_id)
-            target = _documents_dir(request) / project / safe_document_path(row[1])
-            await anyio.to_thread.run_sync(lambda: target.unlink(missing_ok=True))
+            root = _documents_dir(request)
+            await anyio.to_thread.run_sync(_remove_file, root, project, row[1])
             await conn.execute("DELETE FROM documents WHERE id = %s", (row[0],))
         return Deleted(deleted=True, id=str(row[0]), name=row[1])
 
@@ -276,10 +320,11 @@ class DocumentController(Controller):
         project: str,
         document_id: str,
         request: Request,
-        offset: Annotated[int, Parameter(ge=0)] = 0,
+        offset: Annotated[int, Parameter(ge=0, le=MAX_OFFSET)] = 0,
         limit: Annotated[int, Parameter(ge=1, le=500)] = 50,
     ) -> ChunkPage:
-        index_id = request.app.state.index.id
+        index = await request.app.state.indexes.current()
+        index_id = index.id if index is not None else None  # no index yet: no chunks
         async with request.app.state.pool.connection() as conn:
             row = await _require_document(conn, project, document_id)
             total = await (

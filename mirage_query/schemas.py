@@ -26,6 +26,13 @@ class Filters(msgspec.Struct, forbid_unknown_fields=True):
     tags: Names | None = None  # chunks.metadata->'tags' (front matter)
     types: Names | None = None  # chunks.metadata->>'type' (front matter)
 
+    def __post_init__(self) -> None:
+        for field in self.__struct_fields__:
+            if any("\x00" in value for value in getattr(self, field) or ()):
+                raise ValueError(
+                    f"filters.{field}: a value holds a NUL character, which no name has"
+                )
+
 
 class SearchRequest(msgspec.Struct, forbid_unknown_fields=True):
     query: Query
@@ -136,6 +143,7 @@ class RunLaunched(msgspec.Struct):
     document_id: str | None
     partition: str
     run_id: str
+    already_queued: bool = False  # the run was already queued or running: none was added
 
 
 class Runs(msgspec.Struct):

@@ -1,19 +1,19 @@
-"""The search routes: one query, or a batch of an agent's sub-questions run together."""
+"""The search routes: one query, or a batch of an agent's sub-questions run together.
+
+Queries are embedded before a database connection is taken (query_vectors.py), so a slow
+embedder never holds pooled connections that other routes and /ready need.
+"""
 
 from __future__ import annotations
 
-import asyncio
 from uuid import UUID
 
-import anyio
 import numpy as np
 from litestar import Request, post
 from litestar.exceptions import NotFoundException
-from psycopg import AsyncConnection
 
-from mirage_pipeline.embedders import Embedder
-from mirage_pipeline.embedders.centering import center_query
 from mirage_pipeline.store.schema import EmbeddingIndex
+from mirage_query.query_vectors import QueryEmbedder
 from mirage_query.schemas import (
     BatchRequest,
     BatchResponse,
@@ -21,44 +21,30 @@ from mirage_query.schemas import (
     SearchResult,
     UnionResult,
 )
-from mirage_query.search import SearchPlan, clean_query, find_project_id, search_hybrid
+from mirage_query.search import SearchPlan, find_project_id, search_hybrid
+from mirage_query.uploads import project_folder_exists
 
 
-async def _project(conn: AsyncConnection, request: Request, project: str) -> UUID | None:
+async def _project(request: Request, project: str) -> UUID | None:
     """The project's id; None for a project whose folder exists but holds no index yet."""
-    project_id = await find_project_id(conn, project)
-    if project_id is None and not (request.app.state.settings.documents_dir / project).is_dir():
+    async with request.app.state.pool.connection() as conn:
+        project_id = await find_project_id(conn, project)
+    root = request.app.state.settings.documents_dir
+    if project_id is None and not project_folder_exists(root, project):
         raise NotFoundException(detail=f"project {project!r} not found")
     return project_id
 
 
-async def _project_and_vectors(
-    conn: AsyncConnection, request: Request, project: str, queries: list[str]
-) -> tuple[UUID | None, list[np.ndarray]]:
-    """The project looked up while the queries are embedded."""
+async def _vectors(
+    request: Request, index: EmbeddingIndex | None, queries: list[str]
+) -> list[np.ndarray]:
+    """The queries' vectors; an index not bound yet means the embedder never answered."""
+    embedder: QueryEmbedder = request.app.state.query_embedder
     if not queries:
-        return await _project(conn, request, project), []
-    project_id, vectors = await asyncio.gather(
-        _project(conn, request, project), _embed(request, queries)
-    )
-    return project_id, vectors
-
-
-async def _embed(request: Request, queries: list[str]) -> list[np.ndarray]:
-    """The queries' vectors, embedded side by side (the embedder has an engine per core)."""
-    embedder: Embedder = request.app.state.embedder
-    index: EmbeddingIndex = request.app.state.index
-    vectors: list[np.ndarray] = [np.empty(0)] * len(queries)
-
-    async def one(i: int, query: str) -> None:
-        vector = await anyio.to_thread.run_sync(embedder.embed_query, clean_query(query))
-        # in the form the index stores passages in (language centering)
-        vectors[i] = center_query(vector, query, index.model, index.vector_form)
-
-    async with anyio.create_task_group() as group:
-        for i, query in enumerate(queries):
-            group.start_soon(one, i, query)
-    return vectors
+        return []
+    if index is None:
+        raise embedder.unavailable(f"is unreachable: {request.app.state.indexes.failure}")
+    return await embedder.embed(index, queries)
 
 
 def _plan(request: Request, body: SearchRequest) -> SearchPlan:
@@ -79,15 +65,17 @@ def _plan(request: Request, body: SearchRequest) -> SearchPlan:
 async def search(project: str, data: SearchRequest, request: Request) -> list[SearchResult]:
     plan = _plan(request, data)
     state = request.app.state
-    # one pooled connection for the whole request: the lookup, then the search statement
+    project_id = await _project(request, project)
+    if project_id is None:
+        return []
+    index = await state.indexes.current()
+    vectors = await _vectors(request, index, [] if plan.mode == "text" else [plan.query])
+    if index is None:  # text search before the model has an index: nothing is indexed yet
+        return []
     async with state.pool.connection() as conn:
-        queries = [] if plan.mode == "text" else [plan.query]
-        project_id, vectors = await _project_and_vectors(conn, request, project, queries)
-        if project_id is None:
-            return []
         stats = await state.index_stats.current(conn)
         vector = vectors[0] if vectors else None
-        return await search_hybrid(conn, state.index, project_id, plan, vector, stats)
+        return await search_hybrid(conn, index, project_id, plan, vector, stats)
 
 
 @post(
@@ -112,19 +100,21 @@ async def batch_search(project: str, data: BatchRequest, request: Request) -> Ba
     ]
     state = request.app.state
     needing = [i for i, p in enumerate(plans) if p.mode != "text"]
+    project_id = await _project(request, project)
+    if project_id is None:
+        return BatchResponse(results=[[] for _ in plans], union=[])
+    index = await state.indexes.current()
+    embedded = await _vectors(request, index, [plans[i].query for i in needing])
+    if index is None:
+        return BatchResponse(results=[[] for _ in plans], union=[])
+    vectors: list[np.ndarray | None] = [None] * len(plans)
+    for i, vector in zip(needing, embedded, strict=True):
+        vectors[i] = vector
     # one pooled connection for the whole batch: eight agents' batches never exhaust the pool
     async with state.pool.connection() as conn:
-        project_id, embedded = await _project_and_vectors(
-            conn, request, project, [plans[i].query for i in needing]
-        )
-        if project_id is None:
-            return BatchResponse(results=[[] for _ in plans], union=[])
-        vectors: list[np.ndarray | None] = [None] * len(plans)
-        for i, vector in zip(needing, embedded, strict=True):
-            vectors[i] = vector
         stats = await state.index_stats.current(conn)
         results = [
-            await search_hybrid(conn, state.index, project_id, plan, vector, stats)
+            await search_hybrid(conn, index, project_id, plan, vector, stats)
             for plan, vector in zip(plans, vectors, strict=True)
         ]
     return BatchResponse(results=list(results), union=fuse(results, state.settings.rrf_k))

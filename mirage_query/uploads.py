@@ -1,4 +1,5 @@
-"""Uploaded files: safe names, and a multipart body streamed to disk, never held in memory."""
+"""Uploaded files: safe names, a multipart body streamed to disk (never held in memory), and
+the file placed in the documents folder without following a symbolic link."""
 
 from __future__ import annotations
 
@@ -15,11 +16,13 @@ import anyio
 import multipart
 from litestar.exceptions import ClientException, HTTPException
 
-from mirage_pipeline.documents_folder import is_ignored
+from mirage_pipeline.documents_folder import is_ignored, resolve_inside
 
 _PROJECT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 _BIDI = {"\u202a", "\u202b", "\u202c", "\u202d", "\u202e", "\u2066", "\u2067", "\u2068", "\u2069"}
 _WRITE_EVERY = 1 << 20
+NAME_MAX = 255  # bytes in one file or folder name (ext4, XFS, Btrfs, ZFS, tmpfs)
+PATH_MAX = 4096  # bytes in a whole path, the final NUL included (Linux)
 
 
 class PayloadTooLarge(HTTPException):
@@ -30,37 +33,81 @@ class BadName(ClientException):
     """A file or project name the service refuses (400)."""
 
 
+class Conflict(ClientException):
+    """The request is fine but the documents folder holds something in its way (409)."""
+
+    status_code = 409
+
+
+def _shown(name: str) -> str:
+    return repr(name if len(name) <= 80 else name[:80] + "…")
+
+
 def check_project_name(name: str) -> str:
+    """A name for a new project folder (created by the API)."""
     if not _PROJECT.match(name):
         raise BadName(
-            detail=f"invalid project name {name!r}: use letters, digits, '.', '_' and '-' "
+            detail=f"invalid project name {_shown(name)}: use letters, digits, '.', '_' and '-' "
             "(up to 64, starting with a letter or digit)"
         )
     return name
 
 
+def project_folder_exists(root: Path, name: str) -> bool:
+    """A real folder at the documents root; a symbolic link there is no project."""
+    folder = root / name
+    return folder.is_dir() and not folder.is_symlink()
+
+
+def _too_long(part: str) -> str | None:
+    size = len(part.encode("utf-8", "surrogatepass"))
+    if size <= NAME_MAX:
+        return None
+    return (
+        f"{_shown(part)} is {size} bytes long in UTF-8; a file system takes at most {NAME_MAX} "
+        "bytes per name (a Cyrillic letter takes 2)"
+    )
+
+
 def safe_document_path(raw: str) -> str:
-    """A relative '/'-separated path inside the project folder, or BadName saying why not."""
+    """A relative '/'-separated path inside the project folder, or BadName saying why not.
+
+    Any name a file system takes is accepted (long names, any script) except control and
+    bidirectional-override characters, which disguise names, and names the indexer skips.
+    """
     name = unicodedata.normalize("NFC", raw.replace("\\", "/"))
     if not name.strip():
         raise BadName(detail="empty file name")
-    if any(unicodedata.category(ch) == "Cc" or ch in _BIDI for ch in name):
-        raise BadName(detail=f"file name {raw!r} contains control characters")
+    if "\x00" in name:
+        raise BadName(detail=f"file name {_shown(raw)} contains a NUL character")
+    if any(unicodedata.category(ch) in ("Cc", "Cs") or ch in _BIDI for ch in name):
+        raise BadName(detail=f"file name {_shown(raw)} contains control characters")
     if name.startswith("/") or re.match(r"^[A-Za-z]:", name):
-        raise BadName(detail=f"file name {raw!r} is absolute; give a path inside the project")
+        raise BadName(detail=f"file name {_shown(raw)} is absolute; give a path inside the project")
     parts = [p for p in name.split("/") if p not in ("", ".")]
     if ".." in parts:
-        raise BadName(detail=f"file name {raw!r} leaves the project folder ('..')")
+        raise BadName(detail=f"file name {_shown(raw)} leaves the project folder ('..')")
     if not parts:
-        raise BadName(detail=f"file name {raw!r} names no file")
+        raise BadName(detail=f"file name {_shown(raw)} names no file")
+    for part in parts:
+        if reason := _too_long(part):
+            raise BadName(detail=f"file name too long: {reason}")
     if any(is_ignored(p) for p in parts):
         raise BadName(
-            detail=f"file name {raw!r} would be ignored by the indexer "
+            detail=f"file name {_shown(raw)} would be ignored by the indexer "
             "(hidden, lock or partial-download name)"
         )
-    if any(len(p.encode()) > 255 for p in parts) or len(name) > 1000:
-        raise BadName(detail=f"file name {raw[:80]!r}… is too long")
     return str(PurePosixPath(*parts))
+
+
+def check_path_length(target: Path) -> None:
+    """The whole path must fit the system's limit, not only each of its names."""
+    size = len(os.fsencode(target))
+    if size >= PATH_MAX:
+        raise BadName(
+            detail=f"path too long: the file's full path would be {size} bytes; "
+            f"the system takes at most {PATH_MAX - 1}"
+        )
 
 
 @dataclass
@@ -103,7 +150,7 @@ async def receive_upload(
                         field_value.clear()
                     elif event is None:
                         if current == "path":
-                            received.path_field = field_value.decode("utf-8", "replace")
+                            received.path_field = _path_field(field_value)
                         current = None
                     elif current == "file":
                         received.size += len(event)
@@ -116,8 +163,10 @@ async def receive_upload(
                         if len(pending) >= _WRITE_EVERY:
                             await anyio.to_thread.run_sync(out.write, bytes(pending))
                             pending.clear()
-                    elif current == "path" and len(field_value) < 4096:
+                    elif current == "path":
                         field_value += event
+                        if len(field_value) > PATH_MAX:
+                            raise BadName(detail=f"the `path` field is over {PATH_MAX} bytes")
         if pending:
             await anyio.to_thread.run_sync(out.write, bytes(pending))
         out.close()
@@ -135,12 +184,29 @@ async def receive_upload(
     return received
 
 
-def place_file(temp: Path, target: Path, *, replace: bool) -> bool:
-    """Move the finished temp file to `target` atomically; False if it exists and not `replace`."""
-    target.parent.mkdir(parents=True, exist_ok=True)
+def _path_field(value: bytearray) -> str:
     try:
+        return value.decode("utf-8")
+    except UnicodeDecodeError:
+        raise BadName(detail="the `path` field is not UTF-8 text") from None
+
+
+def place_file(temp: Path, root: Path, relative: str, *, replace: bool) -> bool:
+    """Move the finished temp file to `root/relative` atomically, never through a symbolic link
+    (OutsideDocumentsFolder); False if the file exists and not `replace`."""
+    try:
+        target = resolve_inside(root, relative)
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+        except (FileExistsError, NotADirectoryError):
+            raise Conflict(
+                detail=f"cannot place {relative!r}: a folder on its path is a file"
+            ) from None
+        target = resolve_inside(root, relative)  # no link was put on the path meanwhile
+        if target.is_dir():
+            raise Conflict(detail=f"cannot place {relative!r}: a folder has that name")
         if replace:
-            os.replace(temp, target)
+            os.replace(temp, target)  # replaces the name itself, never what a link points to
             return True
         try:
             os.link(temp, target)  # fails if the name exists: no check-then-write race

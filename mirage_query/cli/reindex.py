@@ -32,6 +32,9 @@ def reindex(project: str | None, doc: str | None, as_json: bool) -> None:
         click.echo(f"nothing to re-index in {project}")
         return
     table(["DOCUMENT", "RUN ID"], [[r["partition"], r["run_id"]] for r in runs])
-    click.echo(
-        f"\n{len(runs)} run{'' if len(runs) == 1 else 's'} launched; follow them in the Dagster UI"
-    )
+    waiting = sum(1 for r in runs if r.get("already_queued"))
+    launched = len(runs) - waiting
+    summary = f"{launched} run{'' if launched == 1 else 's'} launched"
+    if waiting:
+        summary += f", {waiting} already queued or running (not launched again)"
+    click.echo(f"\n{summary}; follow them in the Dagster UI")

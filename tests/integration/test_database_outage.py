@@ -1,4 +1,5 @@
-"""The database goes away and comes back: 503 with Retry-After meanwhile, then search again."""
+"""The database goes away and comes back: 503 with Retry-After meanwhile, saying whether it is
+unreachable or busy, then search again."""
 
 from __future__ import annotations
 
@@ -42,7 +43,7 @@ async def test_database_outage_is_503_and_the_service_recovers(local_embedder, t
                 down = await client.post(path, json=body, headers=KEY)
                 assert down.status_code == 503, down.text
                 assert down.headers["retry-after"] == "5"
-                assert "database" in down.json()["detail"]
+                assert "the database is unreachable" in down.json()["detail"], down.text
             listing = await client.get("/api/v1/projects", headers=KEY)
             assert listing.status_code == 503
             assert (await client.get("/ready")).status_code == 503
@@ -59,3 +60,25 @@ async def test_database_outage_is_503_and_the_service_recovers(local_embedder, t
             assert (await client.get("/ready")).status_code == 200
     finally:
         server.stop()
+
+
+async def test_a_pool_with_no_free_connection_says_busy(database_url, local_embedder, tmp_path):
+    write_document(database_url, local_embedder, "p", "a.md", [Passage("Bread and butter.", "B")])
+    settings = Settings.from_env({"MIRAGE_HOME": str(tmp_path)}).with_overrides(
+        database_url=database_url, api_keys=("k",)
+    )
+    async with AsyncTestClient(app=create_app(settings, embedder=local_embedder)) as client:
+        pool = client.app.state.pool
+        portal = client.blocking_portal  # the app's own event loop
+        held = [portal.call(pool.getconn) for _ in range(pool.max_size)]
+        try:
+            busy = await client.post(
+                "/api/v1/projects/p/search", json={"query": "bread"}, headers=KEY
+            )
+        finally:
+            for conn in held:
+                portal.call(pool.putconn, conn)
+        assert busy.status_code == 503 and busy.headers["retry-after"] == "5"
+        assert "the database is busy" in busy.json()["detail"], busy.text
+        again = await client.post("/api/v1/projects/p/search", json={"query": "bread"}, headers=KEY)
+        assert again.status_code == 200

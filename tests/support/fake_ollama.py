@@ -2,7 +2,8 @@
 
 Vectors are deterministic functions of the input text, so the same text always gets the same
 vector and different texts get different ones. Requests are recorded for assertions, and the
-server can be told to fail the next N requests (to exercise retries and error paths).
+server can be told to fail the next N requests (to exercise retries and error paths) or to hang
+(`hang_seconds`: each request waits that long, or until the server stops, before it answers).
 """
 
 from __future__ import annotations
@@ -25,7 +26,9 @@ class FakeOllama:
     requests: list[dict] = field(default_factory=list)
     fail_next: int = 0
     fail_status: int = 503
+    hang_seconds: float = 0.0
     url: str = ""
+    stopping: threading.Event = field(default_factory=threading.Event)
 
     def vector(self, text: str, dimension: int) -> list[float]:
         seed = int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "little")
@@ -33,6 +36,8 @@ class FakeOllama:
 
     def answer(self, body: dict) -> tuple[int, dict]:
         self.requests.append(body)
+        if self.hang_seconds:
+            self.stopping.wait(self.hang_seconds)
         if self.fail_next > 0:
             self.fail_next -= 1
             return self.fail_status, {"error": "server busy, try again"}
@@ -48,8 +53,10 @@ class FakeOllama:
 
 
 @contextmanager
-def running_fake_ollama(fake: FakeOllama | None = None) -> Iterator[FakeOllama]:
+def running_fake_ollama(fake: FakeOllama | None = None, port: int = 0) -> Iterator[FakeOllama]:
+    """Serve `fake` on 127.0.0.1 (`port` 0: any free one)."""
     fake = fake or FakeOllama()
+    fake.stopping.clear()
 
     class Handler(BaseHTTPRequestHandler):
         def do_POST(self) -> None:
@@ -69,12 +76,13 @@ def running_fake_ollama(fake: FakeOllama | None = None) -> Iterator[FakeOllama]:
         def log_message(self, *args: object) -> None:
             pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
     fake.url = f"http://127.0.0.1:{server.server_address[1]}"
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
         yield fake
     finally:
+        fake.stopping.set()  # hung requests answer now
         server.shutdown()
         server.server_close()

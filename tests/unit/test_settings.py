@@ -20,6 +20,7 @@ def test_defaults(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert s.api_url == "http://localhost:8080/api/v1"
     assert s.api_keys == ()
     assert s.pgdata_dir == s.home / "pgdata"
+    assert (s.query_embed_timeout, s.request_body_timeout) == (4.0, 30.0)
 
 
 def test_values_from_the_environment(tmp_path: Path) -> None:
@@ -33,6 +34,8 @@ def test_values_from_the_environment(tmp_path: Path) -> None:
             "MIRAGE_API_KEY": "one, two",
             "MIRAGE_API_PORT": "9000",
             "MIRAGE_DAGSTER_PORT": "3100",
+            "MIRAGE_QUERY_EMBED_TIMEOUT": "2.5",
+            "MIRAGE_REQUEST_BODY_TIMEOUT": "10",
         }
     )
     assert s.home == tmp_path / "h"
@@ -42,6 +45,7 @@ def test_values_from_the_environment(tmp_path: Path) -> None:
     assert s.ollama_host == "http://ollama:11434"
     assert s.api_keys == ("one", "two")
     assert (s.api_port, s.dagster_port) == (9000, 3100)
+    assert (s.query_embed_timeout, s.request_body_timeout) == (2.5, 10.0)
     assert "one" not in repr(s)  # keys never end up in logs through repr
 
 
@@ -58,6 +62,9 @@ def test_values_from_the_environment(tmp_path: Path) -> None:
         ("MIRAGE_API_KEY", " , "),
         ("MIRAGE_API_URL", "://"),
         ("MIRAGE_MAX_CONCURRENT_RUNS", "0"),
+        ("MIRAGE_QUERY_EMBED_TIMEOUT", "soon"),
+        ("MIRAGE_QUERY_EMBED_TIMEOUT", "0"),
+        ("MIRAGE_REQUEST_BODY_TIMEOUT", "-1"),
     ],
 )
 def test_bad_values_name_their_variable(name: str, value: str) -> None:
