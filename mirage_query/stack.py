@@ -256,16 +256,25 @@ def home_lock(settings: Settings) -> Iterator[None]:
         yield
 
 
-def _prepare_index(settings: Settings, database_url: str) -> None:
+def _prepare_index(settings: Settings, database_url: str) -> str | None:
+    """Migrate and bind the embedder's index. An embedder that does not answer (Ollama down)
+    does not stop the stack: text search works, and the index is bound once it answers.
+    Returns the warning to show, if any."""
     from mirage_pipeline.embedders import create_embedder
-    from mirage_pipeline.store import prepare_database
+    from mirage_query.index_binding import bind_index
 
     try:
         embedder = create_embedder(settings.embedder, ollama_host=settings.ollama_host)
-        prepare_database(database_url, embedder.name, embedder.dimension)
+        _, failure = bind_index(database_url, embedder, timeout=settings.query_embed_timeout)
     except Exception as exc:
         reason = (str(exc) or type(exc).__name__).strip().splitlines()[0]
         raise StackError(f"cannot prepare the index for {settings.embedder}: {reason}") from exc
+    if failure:
+        return (
+            f"the embedder {settings.embedder} does not answer ({failure}); starting anyway:"
+            " text search works now, indexing and vector search once it answers"
+        )
+    return None
 
 
 def _local_host(host: str) -> str:
@@ -348,7 +357,9 @@ class Stack:
         database_url = s.database_url or self._start_postgres()
         dagster_url = _dagster_database(database_url)
         self.echo(f"preparing the index ({s.embedder})")
-        _prepare_index(s, database_url)
+        warning = _prepare_index(s, database_url)
+        if warning:
+            self.echo(f"warning: {warning}")
         write_instance_config(s)
         env = child_environment(
             s, database_url=database_url, dagster_database_url=dagster_url, api_key=api_key

@@ -147,3 +147,21 @@ async def test_a_model_without_an_index_yet_is_bound_when_ollama_returns(
             hybrid = await search(c)
             assert hybrid.status_code == 200, hybrid.text
             assert hybrid.json() == []
+
+
+def test_mirage_up_prepares_the_index_without_an_embedder(database_url: str) -> None:
+    """Ollama down at start-up: `mirage up` warns and starts (text search works), it does not
+    refuse to start."""
+    import socket
+
+    from mirage_pipeline.settings import Settings
+    from mirage_query.stack import _prepare_index
+
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    settings = Settings.from_env(
+        {"MIRAGE_EMBEDDER": "ollama:bge-m3", "OLLAMA_HOST": f"http://127.0.0.1:{port}"}
+    ).with_overrides(query_embed_timeout=2.0)
+    warning = _prepare_index(settings, database_url)
+    assert warning and "does not answer" in warning and "text search works" in warning
