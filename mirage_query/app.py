@@ -19,6 +19,7 @@ from psycopg_pool import PoolTimeout
 
 from mirage_pipeline.documents_folder import OutsideDocumentsFolder
 from mirage_pipeline.embedders import Embedder, EmbedderError, create_embedder
+from mirage_pipeline.morphology import query_lemmas
 from mirage_pipeline.settings import Settings, read_api_keys
 from mirage_query import errors
 from mirage_query.dagster_runs import DagsterRejected, DagsterRuns, DagsterUnavailable
@@ -86,6 +87,7 @@ def create_app(settings: Settings, *, embedder: Embedder | None = None) -> Lites
             )
             if hasattr(embedder, "warm_up"):  # load the model now, not on the first search
                 await anyio.to_thread.run_sync(embedder.warm_up)
+        await anyio.to_thread.run_sync(query_lemmas, "словарь")  # the Russian dictionary too
         timeout = settings.query_embed_timeout
         index, failure = await anyio.to_thread.run_sync(
             lambda: bind_index(settings.database_url, embedder, timeout=timeout)

@@ -1,9 +1,10 @@
 """The search statement: one `psycopg.sql.Composed` per request, built from its legs.
 
-- **Vector leg**: candidates from the model's partial HNSW index over chunks and over their
-  sentence windows (`chunk_parts`), each candidate scored exactly as the mean of its chunk's
-  cosine similarity and its best window's (small-to-big: a question about one sentence of a
-  long passage still finds the passage).
+- **Vector leg**: candidates from the model's partial HNSW index over the chunks' sentence
+  windows (`chunk_parts`; a short chunk is its own window), each candidate scored exactly as the
+  mean of its chunk's cosine similarity and its best window's (small-to-big: a question about
+  one sentence of a long passage still finds the passage). A filtered search takes its
+  candidates from the chunks' own HNSW index instead (filters are on chunk rows).
 - **Full-text leg**: chunks holding an informative lexeme of the query (in the chunk's own
   language configuration) or one of its Russian lemmas; each scored as Σ idf × ts_rank over
   the query's lexemes and lemmas (BM25's shape; weights from `term_stats`). A query in
@@ -32,6 +33,7 @@ _VECTOR_LEG = """
 vec_chunks AS (
     SELECT c.id FROM chunks c
     WHERE c.index_id = {index_id} AND c.project_id = %(project_id)s {filters}
+      AND NOT {parts_allowed}
     ORDER BY c.embedding::{vtype} <=> %(q)s::{vtype}
     LIMIT %(candidates)s
 ),
@@ -50,8 +52,8 @@ vec_scored AS (
 ),
 vec AS (
     SELECT id, similarity, row_number() OVER (ORDER BY similarity DESC, id) AS rank FROM (
-        SELECT id, CASE WHEN part_similarity IS NULL THEN chunk_similarity
-                        ELSE (chunk_similarity + part_similarity) / 2 END AS similarity
+        SELECT id, (chunk_similarity + coalesce(part_similarity, chunk_similarity)) / 2
+               AS similarity
         FROM vec_scored
     ) s
     ORDER BY similarity DESC, id

@@ -141,6 +141,7 @@ def replace_chunks(
                 document_id=document_id,
                 project_id=project_id,
                 chunks=chunks,
+                embeddings=embeddings,
                 part_embeddings=part_embeddings,
             )
         conn.execute(

@@ -1,5 +1,7 @@
 """Writes of chunk windows: the sentence windows of each chunk and their vectors
-(`chunk_parts.py`), which the vector leg of search matches and maps back to their chunk."""
+(`chunk_parts.py`), which the vector leg of search matches and maps back to their chunk. A
+chunk too short for windows is its own one window (its chunk vector), so one index of windows
+finds every chunk."""
 
 from __future__ import annotations
 
@@ -22,6 +24,7 @@ def write_parts(
     document_id: uuid.UUID,
     project_id: uuid.UUID,
     chunks: Sequence[Chunk],
+    embeddings: np.ndarray,
     part_embeddings: np.ndarray,
 ) -> int:
     """Give every chunk row of the document its windows, inside the caller's transaction.
@@ -40,6 +43,7 @@ def write_parts(
     missing = {position: row_id for row_id, position, has_parts in rows if not has_parts}
     languages = [c.lang for c in chunks for _ in c.parts]
     part_embeddings = stored_vectors(index, part_embeddings, languages)
+    whole = stored_vectors(index, embeddings, [c.lang for c in chunks])
     written = 0
     with conn.cursor().copy(
         "COPY chunk_parts (chunk_id, part, index_id, project_id, embedding)"
@@ -48,9 +52,11 @@ def write_parts(
         copy.set_types(["int8", "int2", "int2", "uuid", "halfvec"])
         for i, chunk in enumerate(chunks):
             row_id = missing.get(chunk.position)
-            if row_id is None or not chunk.parts:
+            if row_id is None:
                 continue
-            for part, vector in enumerate(part_embeddings[offsets[i] : offsets[i + 1]]):
+            own = part_embeddings[offsets[i] : offsets[i + 1]]
+            vectors = own if chunk.parts else whole[i : i + 1]
+            for part, vector in enumerate(vectors):
                 copy.write_row((row_id, part, index.id, project_id, HalfVector(vector)))
                 written += 1
     return written

@@ -237,7 +237,7 @@ def test_windows_are_written_once_per_chunk_row_and_go_with_it(database_url: str
             project_id=project_id,
             chunks=docs,
             embeddings=vectors(len(docs), 384),
-            part_embeddings=vectors(windows * len(docs), 384, seed=1),
+            part_embeddings=vectors(windows * len(docs), 384, seed=1).reshape(-1, 384),
             metadata={},
         )
 
@@ -267,6 +267,8 @@ def test_windows_are_written_once_per_chunk_row_and_go_with_it(database_url: str
         assert parts(conn) == {"a": 2, "c": 2}
         (total,) = conn.execute("SELECT count(*) FROM chunk_parts").fetchone()
         assert total == 4
+        write(conn, ["a", "e"], 0)  # a chunk too short for windows is its own one window
+        assert parts(conn) == {"a": 2, "e": 1}
         with pytest.raises(ValueError, match="window vectors"):
             replace_chunks(
                 conn,
