@@ -21,7 +21,7 @@ from mirage_query.term_stats import IndexStats, TermStats
 DEFAULT_RRF_K = 60
 DEFAULT_TEXT_WEIGHT = 0.4  # of the full-text leg in the fusion; the vector leg has 1 - it
 DEFAULT_FUSION = "score"
-EF_SEARCH = 350  # HNSW search list: ANN recall@10 0.98+ at 100 000 chunks (bench/search_latency.py)
+EF_SEARCH = 450  # HNSW search list (windows): see bench/search_latency.py for recall and latency
 # Full-text candidates are pre-ranked with one cheap ts_rank and only the best TEXT_POOL of
 # them scored lexeme by lexeme: a query whose terms occur in thousands of chunks costs
 # milliseconds, not a tenth of a second.
@@ -171,7 +171,7 @@ def search_statement(
         "text": text,
         "project_id": project_id,
         "candidates": candidates,
-        "part_candidates": 2 * candidates,
+        "part_candidates": 4 * candidates,  # windows: several per chunk
         "text_pool": max(TEXT_POOL, candidates),
         "t_pick": terms.pick,
         "l_pick": terms.lemma_pick,

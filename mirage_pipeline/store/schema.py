@@ -144,7 +144,7 @@ def _create_parts_index(conn: psycopg.Connection, index: EmbeddingIndex) -> None
     conn.execute(
         sql.SQL(
             "CREATE INDEX IF NOT EXISTS {name} ON chunk_parts USING hnsw"
-            " ((embedding::{type}) halfvec_cosine_ops) WITH (m = 16, ef_construction = 128)"
+            " ((embedding::{type}) halfvec_cosine_ops) WITH (m = 16, ef_construction = 256)"
             " WHERE index_id = {id}"
         ).format(
             name=sql.Identifier(index.parts_hnsw_name),
