@@ -109,17 +109,7 @@ def bind_embedding_index(conn: psycopg.Connection, model: str, dimension: int) -
             ).fetchone()
             index = EmbeddingIndex(*row)
             log.info("new embedding index %d for %s (%d-d)", index.id, model, dimension)
-            conn.execute(
-                sql.SQL(
-                    "CREATE INDEX {name} ON chunks USING hnsw"
-                    " ((embedding::{type}) vector_cosine_ops) WITH (m = 16, ef_construction = 256)"
-                    " WHERE index_id = {id}"
-                ).format(
-                    name=sql.Identifier(index.hnsw_name),
-                    type=index.vector_type(),
-                    id=sql.Literal(index.id),
-                )
-            )
+            _create_hnsw(conn, index, "chunks", index.hnsw_name, index.vector_type(), "vector")
             _create_parts_index(conn, index)
             return index
         index = EmbeddingIndex(*row)
@@ -141,14 +131,28 @@ def bind_embedding_index(conn: psycopg.Connection, model: str, dimension: int) -
 
 
 def _create_parts_index(conn: psycopg.Connection, index: EmbeddingIndex) -> None:
+    _create_hnsw(conn, index, "chunk_parts", index.parts_hnsw_name, index.halfvec_type(), "halfvec")
+
+
+def _create_hnsw(
+    conn: psycopg.Connection,
+    index: EmbeddingIndex,
+    table: str,
+    name: str,
+    cast: sql.Composable,
+    kind: str,
+) -> None:
+    """The model's partial HNSW index over `table`'s vectors (cast to the model's dimension)."""
     conn.execute(
         sql.SQL(
-            "CREATE INDEX IF NOT EXISTS {name} ON chunk_parts USING hnsw"
-            " ((embedding::{type}) halfvec_cosine_ops) WITH (m = 16, ef_construction = 256)"
+            "CREATE INDEX IF NOT EXISTS {name} ON {table} USING hnsw"
+            " ((embedding::{cast}) {ops}) WITH (m = 16, ef_construction = 256)"
             " WHERE index_id = {id}"
         ).format(
-            name=sql.Identifier(index.parts_hnsw_name),
-            type=index.halfvec_type(),
+            name=sql.Identifier(name),
+            table=sql.Identifier(table),
+            cast=cast,
+            ops=sql.SQL(f"{kind}_cosine_ops"),
             id=sql.Literal(index.id),
         )
     )
