@@ -134,16 +134,15 @@ def replace_chunks(
                 )
         if plan.insert:
             _copy_chunks(conn, index, document_id, project_id, chunks, embeddings, plan.insert)
-        if part_embeddings is not None:
-            write_parts(
-                conn,
-                index=index,
-                document_id=document_id,
-                project_id=project_id,
-                chunks=chunks,
-                embeddings=embeddings,
-                part_embeddings=part_embeddings,
-            )
+        write_parts(
+            conn,
+            index=index,
+            document_id=document_id,
+            project_id=project_id,
+            chunks=chunks,
+            embeddings=embeddings,
+            part_embeddings=part_embeddings,
+        )
         conn.execute(
             "UPDATE documents SET status = 'ready', error_message = NULL, chunk_count = %s,"
             " metadata = %s, indexed_at = now(), updated_at = now() WHERE id = %s",

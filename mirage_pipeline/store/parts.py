@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
+from dataclasses import replace
 
 import numpy as np
 import psycopg
@@ -25,13 +26,17 @@ def write_parts(
     project_id: uuid.UUID,
     chunks: Sequence[Chunk],
     embeddings: np.ndarray,
-    part_embeddings: np.ndarray,
+    part_embeddings: np.ndarray | None,
 ) -> int:
     """Give every chunk row of the document its windows, inside the caller's transaction.
 
     A window depends only on its chunk's text, which a row never changes: rows that have their
     windows keep them, and only rows without any (new ones, or rows written before windows
-    existed) get theirs. Returns how many windows were written."""
+    existed) get theirs. Without window vectors (`part_embeddings` None) every chunk is its own
+    one window, so the vector leg still finds it. Returns how many windows were written."""
+    if part_embeddings is None:
+        part_embeddings = np.zeros((0, index.dimension), dtype=np.float32)
+        chunks = [replace(c, parts=()) for c in chunks]
     offsets = np.cumsum([0, *(len(c.parts) for c in chunks)])
     if offsets[-1] != len(part_embeddings):
         raise ValueError(f"{len(part_embeddings)} window vectors for {offsets[-1]} windows")
