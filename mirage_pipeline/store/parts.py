@@ -31,9 +31,10 @@ def write_parts(
     """Give every chunk row of the document its windows, inside the caller's transaction.
 
     A window depends only on its chunk's text, which a row never changes: rows that have their
-    windows keep them, and only rows without any (new ones, or rows written before windows
-    existed) get theirs. Without window vectors (`part_embeddings` None) every chunk is its own
-    one window, so the vector leg still finds it. Returns how many windows were written."""
+    windows keep them, and only rows without them (new ones, or rows written before windows
+    existed or without window vectors) get theirs. Without window vectors (`part_embeddings`
+    None) every chunk is its own one window, so the vector leg still finds it. Returns how many
+    windows were written."""
     if part_embeddings is None:
         part_embeddings = np.zeros((0, index.dimension), dtype=np.float32)
         chunks = [replace(c, parts=()) for c in chunks]
@@ -41,11 +42,19 @@ def write_parts(
     if offsets[-1] != len(part_embeddings):
         raise ValueError(f"{len(part_embeddings)} window vectors for {offsets[-1]} windows")
     rows = conn.execute(
-        "SELECT c.id, c.position, EXISTS (SELECT 1 FROM chunk_parts p WHERE p.chunk_id = c.id)"
+        "SELECT c.id, c.position, (SELECT count(*) FROM chunk_parts p WHERE p.chunk_id = c.id)"
         " FROM chunks c WHERE c.document_id = %s AND c.index_id = %s",
         (document_id, index.id),
     ).fetchall()
-    missing = {position: row_id for row_id, position, has_parts in rows if not has_parts}
+    expected = {c.position: max(len(c.parts), 1) for c in chunks}
+    missing = {
+        position: row_id
+        for row_id, position, count in rows
+        if count != expected.get(position, count)
+    }
+    stale = list(missing.values())
+    if stale:
+        conn.execute("DELETE FROM chunk_parts WHERE chunk_id = ANY(%s)", (stale,))
     languages = [c.lang for c in chunks for _ in c.parts]
     part_embeddings = stored_vectors(index, part_embeddings, languages)
     whole = stored_vectors(index, embeddings, [c.lang for c in chunks])

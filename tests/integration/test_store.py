@@ -251,7 +251,7 @@ def test_windows_are_written_once_per_chunk_row_and_go_with_it(database_url: str
 
     with connect(database_url) as conn:
         project_id, document_id = new_document(conn)
-        replace_chunks(  # written before windows existed: no part vectors given
+        replace_chunks(  # written without window vectors
             conn,
             index=index,
             document_id=document_id,
@@ -260,15 +260,15 @@ def test_windows_are_written_once_per_chunk_row_and_go_with_it(database_url: str
             embeddings=vectors(2, 384),
             metadata={},
         )
-        assert parts(conn) == {"a": 0, "b": 0}
-        write(conn, ["a", "b"], 2)  # same rows: their windows are added
+        assert parts(conn) == {"a": 1, "b": 1}  # each its own one window
+        write(conn, ["a", "b"], 2)  # same rows: their windows replace the stand-ins
         assert parts(conn) == {"a": 2, "b": 2}
         write(conn, ["a", "c"], 2)  # b's row and its windows go, c comes with its own
         assert parts(conn) == {"a": 2, "c": 2}
         (total,) = conn.execute("SELECT count(*) FROM chunk_parts").fetchone()
         assert total == 4
         write(conn, ["a", "e"], 0)  # a chunk too short for windows is its own one window
-        assert parts(conn) == {"a": 2, "e": 1}
+        assert parts(conn) == {"a": 1, "e": 1}  # (a's windows follow what it is given)
         with pytest.raises(ValueError, match="window vectors"):
             replace_chunks(
                 conn,
