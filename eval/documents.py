@@ -109,13 +109,13 @@ SOURCES: tuple[Source, ...] = (
 )
 
 
-def fetch_package(package: str) -> Path:
-    """The package's files, extracted once into eval/.cache/deb/<package>."""
-    target = DEBS / package
+def fetch_package(package: str, cache: Path = DEBS) -> Path:
+    """The package's files, extracted once into `cache`/<package> (eval/.cache/deb)."""
+    target = cache / package
     if target.is_dir():
         return target
-    DEBS.mkdir(parents=True, exist_ok=True)
-    download = DEBS / "download"
+    cache.mkdir(parents=True, exist_ok=True)
+    download = cache / "download"
     shutil.rmtree(download, ignore_errors=True)
     download.mkdir()
     subprocess.run(
@@ -125,7 +125,7 @@ def fetch_package(package: str) -> Path:
         capture_output=True,
     )
     (deb,) = download.glob("*.deb")
-    partial = DEBS / f"{package}.partial"
+    partial = cache / f"{package}.partial"
     shutil.rmtree(partial, ignore_errors=True)
     subprocess.run(["dpkg-deb", "-x", str(deb), str(partial)], check=True)
     partial.rename(target)

@@ -1,4 +1,8 @@
-"""The `index_document` job: one run indexes one document, within the time budget per run."""
+"""The `index_document` job: one run indexes one document, within the time budget per run.
+
+Its steps execute in the run's own process (the in-process executor): a step process each
+would import Dagster and the code location again and load the embedder again, seconds per
+document that dwarf the work on a small note. (On Kubernetes the run is still its own Job.)"""
 
 import dagster as dg
 
@@ -15,5 +19,6 @@ index_document_job = dg.define_asset_job(
     selection=dg.AssetSelection.assets(*document_assets),
     partitions_def=documents_partitions,
     tags={MAX_RUNTIME_TAG: str(Settings.from_env().max_run_seconds)},
+    executor_def=dg.in_process_executor,
     description="Index one document: parse, chunk, embed and write it to the index.",
 )

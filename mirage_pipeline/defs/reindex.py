@@ -34,6 +34,9 @@ def request_project_reindex(
     return request_id
 
 
-@dg.job(description="Re-index every document of one project (or one of its documents).")
+@dg.job(
+    description="Re-index every document of one project (or one of its documents).",
+    executor_def=dg.in_process_executor,
+)
 def reindex_project() -> None:
     request_project_reindex()

@@ -105,7 +105,7 @@ def file_sha256(root: Path, key: str) -> str:
 
 @dg.sensor(
     job=index_document_job,
-    minimum_interval_seconds=5,
+    minimum_interval_seconds=1,  # a settled note is requested within ~2 s of being written
     default_status=dg.DefaultSensorStatus.RUNNING,
     description="Watches $MIRAGE_DOCUMENTS_DIR/<project>/** for new, changed and deleted files;"
     " refuses symbolic links; retries what a crash or an outage left unfinished.",
