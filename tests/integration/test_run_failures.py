@@ -9,11 +9,18 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
+from mirage_pipeline.definitions import defs
 from mirage_pipeline.defs.assets import document_assets
 from mirage_pipeline.defs.failures import RETRIED
 from mirage_pipeline.defs.io_managers import ParquetIOManager
+from mirage_pipeline.defs.jobs import index_document_job
 from mirage_pipeline.defs.resources import MirageResource
-from mirage_pipeline.defs.run_failures import indexing_run_failed
+from mirage_pipeline.defs.run_failures import (
+    PARTITION_TAG,
+    indexing_run_canceled,
+    indexing_run_failed,
+)
+from mirage_pipeline.store.documents import start_document
 from tests.integration.test_control_plane import rows
 from tests.support.fake_ollama import FakeOllama, running_fake_ollama
 
@@ -78,3 +85,42 @@ def test_a_run_dying_outside_its_steps_ends_in_error(tmp_path, database_url):
         assert rows(database_url, sql, "empty.md") == [("error", "empty file")]
         evaluate_failure_sensor(instance, mirage, result)
         assert rows(database_url, sql, "empty.md") == [("error", "empty file")]
+
+
+def test_a_canceled_run_leaves_its_document_error_not_indexing(tmp_path, database_url):
+    """The issue's case: a run canceled mid-way (by a person or the time budget's cancel)
+    left its document `indexing` for minutes; the cancel sensor ends it in words at once."""
+    mirage = MirageResource(documents_dir=str(tmp_path), database_url=database_url)
+    with mirage.store_connection() as conn:
+        start_document(
+            conn,
+            project="demo",
+            path="big.md",
+            file_type="markdown",
+            content_hash="h",
+            size_bytes=1,
+        )
+    instance = dg.DagsterInstance.ephemeral()
+    run = instance.create_run_for_job(
+        defs.resolve_job_def(index_document_job.name), tags={PARTITION_TAG: "demo/big.md"}
+    )
+    instance.report_run_canceled(run)
+    run = instance.get_run_by_id(run.run_id)
+    assert run.status == dg.DagsterRunStatus.CANCELED
+    (event,) = [
+        e.dagster_event
+        for e in instance.all_logs(run.run_id)
+        if e.dagster_event and e.dagster_event.event_type == dg.DagsterEventType.RUN_CANCELED
+    ]
+    context = dg.build_run_status_sensor_context(
+        sensor_name=indexing_run_canceled.name,
+        dagster_event=event,
+        dagster_instance=instance,
+        dagster_run=run,
+        resources={"mirage": mirage},
+    )
+    indexing_run_canceled(context)
+    sql = "SELECT status, error_message FROM documents WHERE path = %s"
+    ((status, message),) = rows(database_url, sql, "big.md")
+    assert status == "error"
+    assert message.startswith(f"the indexing run was canceled (run {run.run_id[:8]})"), message
