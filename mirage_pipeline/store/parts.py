@@ -30,11 +30,11 @@ def write_parts(
 ) -> int:
     """Give every chunk row of the document its windows, inside the caller's transaction.
 
-    A window depends only on its chunk's text, which a row never changes: rows that have their
-    windows keep them, and only rows without them (new ones, or rows written before windows
-    existed or without window vectors) get theirs. Without window vectors (`part_embeddings`
-    None) every chunk is its own one window, so the vector leg still finds it. Returns how many
-    windows were written."""
+    A window depends only on its chunk's text, which a row never changes: rows that hold as
+    many windows as their chunk has keep them; the others (new rows, rows written before
+    windows existed or without window vectors) get theirs, replacing what they held. Without
+    window vectors (`part_embeddings` None) every chunk is its own one window, so the vector
+    leg still finds it. Returns how many windows were written."""
     if part_embeddings is None:
         part_embeddings = np.zeros((0, index.dimension), dtype=np.float32)
         chunks = [replace(c, parts=()) for c in chunks]
@@ -47,14 +47,14 @@ def write_parts(
         (document_id, index.id),
     ).fetchall()
     expected = {c.position: max(len(c.parts), 1) for c in chunks}
-    missing = {
+    rewrite = {
         position: row_id
         for row_id, position, count in rows
         if count != expected.get(position, count)
     }
-    stale = list(missing.values())
-    if stale:
-        conn.execute("DELETE FROM chunk_parts WHERE chunk_id = ANY(%s)", (stale,))
+    if not rewrite:  # an unchanged re-index: no vector to convert, nothing to copy
+        return 0
+    conn.execute("DELETE FROM chunk_parts WHERE chunk_id = ANY(%s)", (list(rewrite.values()),))
     languages = [c.lang for c in chunks for _ in c.parts]
     part_embeddings = stored_vectors(index, part_embeddings, languages)
     whole = stored_vectors(index, embeddings, [c.lang for c in chunks])
@@ -65,7 +65,7 @@ def write_parts(
     ) as copy:
         copy.set_types(["int8", "int2", "int2", "uuid", "halfvec"])
         for i, chunk in enumerate(chunks):
-            row_id = missing.get(chunk.position)
+            row_id = rewrite.get(chunk.position)
             if row_id is None:
                 continue
             own = part_embeddings[offsets[i] : offsets[i + 1]]
