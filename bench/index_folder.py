@@ -10,7 +10,13 @@ one note per page. A `mirage up` on the embedded default starts in a temporary M
   embedder alone on the same chunks and windows (made as the pipeline makes them, timed in this
   process), and `ratio` their quotient (target ≤ 1.5);
 - `freshness`: one small note written into the running, idle stack, seconds until a search
-  finds it; the median of `--fresh` notes (target ≤ 5 s).
+  finds it; the median of `--fresh` notes (target ≤ 5 s);
+- `many` (with `--many N`, 0 to skip): N small notes — Git's documentation pages cut at their
+  second-level headings, one section per note — dropped at once into their own project: wall
+  time to all `ready`, errors, duplicate document rows, and the ratio to the embedder alone;
+- `pdf` (with `--pdf-pages N`, 0 to skip): the same N-page PDF as `bench/index_pdf.py` dropped
+  into its own project of the running stack: seconds to `ready` against the embedder alone on
+  its chunks and windows (target ≤ 1.15).
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import signal
 import socket
 import statistics
@@ -31,6 +38,7 @@ import httpx
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "eval"))
+sys.path.insert(0, str(HERE))
 
 from documents import fetch_package, html_to_markdown  # noqa: E402
 
@@ -47,6 +55,25 @@ def git_notes(count: int) -> list[tuple[str, str]]:
     if len(pages) < count:
         raise SystemExit(f"git-doc has {len(pages)} command pages, fewer than {count}")
     return [(p.with_suffix(".md").name, html_to_markdown(p.read_bytes())) for p in pages[:count]]
+
+
+def git_sections(count: int) -> list[tuple[str, str]]:
+    """(file name, Markdown) of `count` small notes: Git's documentation pages (all of them,
+    not only the command pages) cut at second-level headings, the page's title kept on top."""
+    pages = sorted(
+        (fetch_package("git-doc", CACHE / "deb") / "usr/share/doc/git-doc").glob("*.html")
+    )
+    notes = []
+    for page in pages:
+        text = html_to_markdown(page.read_bytes())
+        title = next((line for line in text.splitlines() if line.startswith("# ")), "")
+        for i, part in enumerate(re.split(r"\n(?=## )", text)):
+            if len(part.strip()) >= 80:
+                body = part if part.startswith("# ") else f"{title}\n\n{part}"
+                notes.append((f"{page.stem}--{i:02}.md", body))
+    if len(notes) < count:
+        raise SystemExit(f"git-doc gives {len(notes)} sections, fewer than {count}")
+    return notes[:count]
 
 
 def free_port() -> int:
@@ -104,8 +131,8 @@ class Stack:
         except httpx.HTTPError:
             return False
 
-    def statuses(self) -> dict[str, str]:
-        answer = self.client.get(f"{self.api}/projects/{PROJECT}/documents")
+    def statuses(self, project: str = PROJECT) -> dict[str, str]:
+        answer = self.client.get(f"{self.api}/projects/{project}/documents")
         return (
             {d["filename"]: d["status"] for d in answer.json()} if answer.status_code == 200 else {}
         )
@@ -119,13 +146,18 @@ class Stack:
         )
 
 
-def index_notes(stack: Stack, notes: list[tuple[str, str]]) -> dict:
+def index_notes(stack: Stack, notes: list[tuple[str, str]], project: str = PROJECT) -> dict:
     started = time.monotonic()
+    (stack.documents / project).mkdir(exist_ok=True)
     for name, text in notes:
-        (stack.documents / PROJECT / name).write_text(text, encoding="utf-8")
+        path = stack.documents / project / name
+        if isinstance(text, bytes):
+            path.write_bytes(text)
+        else:
+            path.write_text(text, encoding="utf-8")
     names = {name for name, _ in notes}
     while True:
-        statuses = stack.statuses()
+        statuses = stack.statuses(project)
         done = {p: s for p, s in statuses.items() if p in names and s in ("ready", "error")}
         if len(done) == len(names):
             break
@@ -137,7 +169,7 @@ def index_notes(stack: Stack, notes: list[tuple[str, str]]) -> dict:
     return {"wall_seconds": round(wall, 1), "ready": len(done) - len(errors), "errors": errors}
 
 
-def embedder_only(notes: list[tuple[str, str]]) -> dict:
+def embedder_only(notes: list[tuple[str, str | bytes]]) -> dict:
     """The bundled embedder alone on the chunks and windows the pipeline makes of the notes."""
     from mirage_pipeline.chunk_parts import texts_to_embed
     from mirage_pipeline.chunking import ChunkingPolicy, chunk_document
@@ -149,7 +181,11 @@ def embedder_only(notes: list[tuple[str, str]]) -> dict:
     chunks = [
         c
         for name, text in notes
-        for c in chunk_document(parse_document(text.encode(), name), embedder.count_tokens, policy)
+        for c in chunk_document(
+            parse_document(text if isinstance(text, bytes) else text.encode(), name),
+            embedder.count_tokens,
+            policy,
+        )
     ]
     texts = texts_to_embed(chunks)
     started = time.perf_counter()
@@ -159,6 +195,15 @@ def embedder_only(notes: list[tuple[str, str]]) -> dict:
         "windows": len(texts) - len(chunks),
         "seconds": round(time.perf_counter() - started, 1),
     }
+
+
+def pdf_book(root: Path, pages: int) -> bytes:
+    """The PDF `bench/index_pdf.py` indexes (bench/parse_chunk.py's book)."""
+    from parse_chunk import make_book
+
+    path = root / "book.pdf"
+    make_book(path, pages)
+    return path.read_bytes()
 
 
 def freshness(stack: Stack, count: int) -> list[float]:
@@ -185,6 +230,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--notes", type=int, default=120)
     parser.add_argument("--fresh", type=int, default=5)
+    parser.add_argument("--many", type=int, default=0)
+    parser.add_argument("--pdf-pages", type=int, default=0)
     args = parser.parse_args()
     notes = git_notes(args.notes)
     result: dict = {"notes": len(notes), "megabytes": round(sum(len(t) for _, t in notes) / 1e6, 2)}
@@ -196,6 +243,34 @@ def main() -> None:
         result["freshness_seconds"] = freshness(stack, args.fresh)
         result["freshness_median_seconds"] = statistics.median(result["freshness_seconds"])
         result |= index_notes(stack, notes)
+        if args.many:
+            many = git_sections(args.many)
+            run = index_notes(stack, many, project="many")
+            rows = stack.client.get(f"{stack.api}/projects/many/documents").json()
+            many_alone = embedder_only(many)
+            result["many"] = {
+                "notes": len(many),
+                "megabytes": round(sum(len(t) for _, t in many) / 1e6, 2),
+                "wall_seconds": run["wall_seconds"],
+                "ready": run["ready"],
+                "errors": run["errors"],
+                "document_rows": len(rows),
+                "duplicate_rows": len(rows) - len({r["filename"] for r in rows}),
+                "embedder_only_seconds": many_alone["seconds"],
+                "ratio": round(run["wall_seconds"] / many_alone["seconds"], 2),
+            }
+        if args.pdf_pages:
+            book = [("book.pdf", pdf_book(Path(tmp), args.pdf_pages))]
+            pdf = index_notes(stack, book, project="book")
+            pdf_alone = embedder_only(book)
+            result["pdf"] = {
+                "pages": args.pdf_pages,
+                "wall_seconds": pdf["wall_seconds"],
+                "errors": pdf["errors"],
+                "embedder_only_seconds": pdf_alone["seconds"],
+                "ratio": round(pdf["wall_seconds"] / pdf_alone["seconds"], 2),
+                "target_ratio": 1.15,
+            }
     result |= {
         "chunks": alone["chunks"],
         "windows": alone["windows"],

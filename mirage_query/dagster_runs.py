@@ -12,10 +12,10 @@ from dataclasses import dataclass
 
 import httpx
 
-JOB_NAME = "index_document"
-PARTITIONS_NAME = "documents"
-PARTITION_TAG = "dagster/partition"
-PROJECT_TAG = "mirage/project"
+from mirage_pipeline.names import INDEX_JOB as JOB_NAME
+from mirage_pipeline.names import PARTITION_TAG, PROJECT_TAG
+from mirage_pipeline.names import PARTITIONS as PARTITIONS_NAME
+
 # a run in one of these states will index the document: asking again adds nothing
 IN_FLIGHT = ["QUEUED", "NOT_STARTED", "STARTING", "STARTED"]
 

@@ -32,7 +32,9 @@ def test_sensor_job_and_resources():
     repo = defs.get_repository_def()
     sensor = repo.get_sensor_def("documents_sensor")
     assert sensor.default_status == dg.DefaultSensorStatus.RUNNING
-    assert sensor.job_name == "index_document"
+    assert sensor.job_name == "index_batch"  # the sensor launches batched runs
+    assert repo.get_job("index_batch").executor_def is dg.in_process_executor
+    assert repo.get_job("index_document").executor_def is dg.in_process_executor
     for name in ("indexing_run_failed", "indexing_run_canceled"):
         assert repo.get_sensor_def(name).default_status == dg.DefaultSensorStatus.RUNNING
     assert "mirage" in repo.get_top_level_resources()

@@ -18,10 +18,12 @@ import dagster as dg
 import psutil
 import psycopg
 
+from mirage_pipeline.defs.batch import Wanted
 from mirage_pipeline.defs.failures import RETRIED
 from mirage_pipeline.defs.resources import MirageResource
-from mirage_pipeline.defs.run_failures import PARTITION_TAG, record_unfinished_run, run_cause
+from mirage_pipeline.defs.run_failures import record_unfinished_run, run_cause, run_documents
 from mirage_pipeline.documents_folder import document_key
+from mirage_pipeline.names import BATCH_JOB, INDEX_JOB, PARTITION_TAG, RETRY_TAG
 from mirage_pipeline.store.documents import (
     delete_document,
     document_keys,
@@ -29,7 +31,7 @@ from mirage_pipeline.store.documents import (
     unsettled_documents,
 )
 
-JOB = "index_document"
+RECENT_BATCHES = 200  # batched runs looked through for a document's latest run
 SETTLE_SECONDS = 15.0  # a row this fresh may still be on its way (its run being created)
 BACKOFF = (10, 30, 60, 120, 300)  # seconds before automatic retry 1, 2, 3…; then the last
 MAX_ATTEMPTS = 10
@@ -46,7 +48,7 @@ _ACTIVE = [
 class Healing:
     """What one tick decided."""
 
-    runs: list[dg.RunRequest] = field(default_factory=list)
+    wanted: list[Wanted] = field(default_factory=list)
     retries: dict[str, list[float]] = field(default_factory=dict)  # key → [attempts, not before]
     log: list[str] = field(default_factory=list)
 
@@ -66,7 +68,7 @@ def heal(
     result = Healing()
     active = _active_runs(instance)
     result.log += fail_dead_run_workers(instance, active)
-    busy = {r.tags.get(PARTITION_TAG) for r in active if r.status in _ACTIVE} | requested
+    busy = {key for r in active if r.status in _ACTIVE for key in run_documents(r)} | requested
     now = time.time()
     for project, path, status, error in unsettled_documents(
         conn, retried_suffix=RETRIED, older_than_seconds=SETTLE_SECONDS
@@ -95,11 +97,9 @@ def heal(
         attempts += 1
         delay = BACKOFF[min(int(attempts), len(BACKOFF)) - 1]
         result.retries[key] = [attempts, now + delay]
-        result.runs.append(
-            dg.RunRequest(
-                run_key=f"heal-{key}@{int(attempts)}@{int(now)}",
-                partition_key=key,
-                tags={"mirage/project": project, "mirage/retry": str(int(attempts))},
+        result.wanted.append(
+            Wanted(
+                key, f"heal-{key}@{int(attempts)}@{int(now)}", tags={RETRY_TAG: str(int(attempts))}
             )
         )
         result.log.append(f"{key}: automatic retry {int(attempts)} ({error or status})")
@@ -113,12 +113,27 @@ def heal(
 
 
 def _active_runs(instance: dg.DagsterInstance) -> list[dg.DagsterRun]:
-    return list(instance.get_runs(dg.RunsFilter(job_name=JOB, statuses=_ACTIVE)))
+    return [
+        run
+        for job in (INDEX_JOB, BATCH_JOB)
+        for run in instance.get_runs(dg.RunsFilter(job_name=job, statuses=_ACTIVE))
+    ]
 
 
 def _latest_run(instance: dg.DagsterInstance, key: str) -> dg.DagsterRun | None:
-    runs = instance.get_runs(dg.RunsFilter(job_name=JOB, tags={PARTITION_TAG: key}), limit=1)
-    return runs[0] if runs else None
+    """The newest run that indexed the document: its own, or a batch that listed it."""
+    runs = list(
+        instance.get_runs(dg.RunsFilter(job_name=INDEX_JOB, tags={PARTITION_TAG: key}), limit=1)
+    )
+    recent = instance.get_runs(dg.RunsFilter(job_name=BATCH_JOB), limit=RECENT_BATCHES)
+    runs += [next((r for r in recent if key in run_documents(r)), None)] if recent else []
+    runs = [r for r in runs if r is not None]
+    return max(runs, key=lambda r: _created(instance, r), default=None)
+
+
+def _created(instance: dg.DagsterInstance, run: dg.DagsterRun) -> float:
+    record = instance.get_run_record_by_id(run.run_id)
+    return record.create_timestamp.timestamp() if record else 0.0
 
 
 def fail_dead_run_workers(instance: dg.DagsterInstance, runs: list[dg.DagsterRun]) -> list[str]:

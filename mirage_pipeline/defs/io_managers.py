@@ -27,9 +27,11 @@ class ParquetIOManager(dg.ConfigurableIOManager):
 
     base_dir: str | None = None
 
+    def _root(self) -> Path:
+        return Path(self.base_dir) if self.base_dir else Settings.from_env().home / "storage"
+
     def _base(self, context: dg.OutputContext | dg.InputContext) -> Path:
-        base = Path(self.base_dir) if self.base_dir else Settings.from_env().home / "storage"
-        return base / "/".join(context.asset_key.path)
+        return self._root() / "/".join(context.asset_key.path)
 
     def _path(self, context: dg.OutputContext | dg.InputContext) -> Path:
         if not context.has_asset_partitions:
@@ -46,23 +48,18 @@ class ParquetIOManager(dg.ConfigurableIOManager):
     def handle_output(self, context: dg.OutputContext, obj: Any) -> None:
         if obj is None:
             return
-        if isinstance(obj, ParsedDocument):
-            frame = frames.document_to_frame(obj)
-        elif isinstance(obj, list):
-            frame = frames.chunks_to_frame(obj)
-        elif isinstance(obj, np.ndarray):
-            frame = frames.vectors_to_frame(obj)
-        else:
-            frame = frames.record_to_frame(obj)
         path = self._path(context)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".parquet.tmp")
-        frame.write_parquet(tmp)
-        tmp.replace(path)  # readers never see half a file
-        metadata: dict[str, Any] = {"path": str(path), "rows": frame.height}
+        metadata: dict[str, Any] = {"path": str(path), "rows": write_frame(path, obj)}
         if context.has_asset_partitions:
             metadata["partition_key"] = context.asset_partition_key
         context.add_output_metadata(metadata)
+
+    def write_stage(self, asset: str, partition_key: str, obj: Any) -> Path:
+        """Write one document's stage output where `load_input` reads it (batched runs write
+        their stages this way, so any stage can then be re-materialized alone)."""
+        path = self._root() / asset / f"{storage_name(partition_key)}.parquet"
+        write_frame(path, obj)
+        return path
 
     def load_input(self, context: dg.InputContext) -> Any:
         path = self._path(context)
@@ -84,6 +81,23 @@ class ParquetIOManager(dg.ConfigurableIOManager):
         if kind is np.ndarray:
             return frames.vectors_from_frame(frame)
         return frames.record_from_frame(frame, kind)
+
+
+def write_frame(path: Path, obj: Any) -> int:
+    """Write a stage output as Parquet, atomically; returns its row count."""
+    if isinstance(obj, ParsedDocument):
+        frame = frames.document_to_frame(obj)
+    elif isinstance(obj, list):
+        frame = frames.chunks_to_frame(obj)
+    elif isinstance(obj, np.ndarray):
+        frame = frames.vectors_to_frame(obj)
+    else:
+        frame = frames.record_to_frame(obj)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".parquet.tmp")
+    frame.write_parquet(tmp)
+    tmp.replace(path)  # readers never see half a file
+    return frame.height
 
 
 def storage_name(partition_key: str) -> str:

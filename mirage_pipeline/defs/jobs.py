@@ -8,14 +8,14 @@ import dagster as dg
 
 from mirage_pipeline.defs.assets import document_assets
 from mirage_pipeline.defs.partitions import documents_partitions
+from mirage_pipeline.names import INDEX_JOB, MAX_RUNTIME_TAG
 from mirage_pipeline.settings import Settings
 
-# Dagster's run monitoring ends a run that outlives this tag (MIRAGE_MAX_RUN_MINUTES); the tag
-# is the job's, so runs launched from the UI or the query service carry it too.
-MAX_RUNTIME_TAG = "dagster/max_runtime"
+# Dagster's run monitoring ends a run that outlives MAX_RUNTIME_TAG (MIRAGE_MAX_RUN_MINUTES); the
+# tag is the job's, so runs launched from the UI or the query service carry it too.
 
 index_document_job = dg.define_asset_job(
-    "index_document",
+    INDEX_JOB,
     selection=dg.AssetSelection.assets(*document_assets),
     partitions_def=documents_partitions,
     tags={MAX_RUNTIME_TAG: str(Settings.from_env().max_run_seconds)},

@@ -2,4 +2,6 @@
 
 import dagster as dg
 
-documents_partitions = dg.DynamicPartitionsDefinition(name="documents")
+from mirage_pipeline.names import PARTITIONS
+
+documents_partitions = dg.DynamicPartitionsDefinition(name=PARTITIONS)

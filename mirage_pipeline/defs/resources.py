@@ -29,6 +29,22 @@ class MirageResource(dg.ConfigurableResource):
     # A file is indexed once unchanged for a sensor tick, or this many seconds old.
     settle_seconds: float = 2.0
 
+    def setup_for_execution(self, context: dg.InitResourceContext) -> None:
+        """In a run, load the embedder and bind the index in the background while Dagster
+        finishes starting the run: a run of one small note is mostly start-up."""
+        if context.dagster_run is not None:
+            threading.Thread(target=self._warm_up, name="mirage-warm-up", daemon=True).start()
+
+    def _warm_up(self) -> None:
+        try:
+            self.prepare_index()
+            embedder = self.get_embedder()
+            embedder.count_tokens("warm up")
+            if embedder.name.startswith("local:"):
+                embedder.embed_passages(["warm up"])
+        except Exception:  # the step meets the same error and reports it
+            pass
+
     def settings(self) -> Settings:
         base = Settings.from_env()
         changes: dict[str, object] = {}

@@ -9,13 +9,14 @@ import re
 
 import dagster as dg
 
+from mirage_pipeline.defs.batch import batch_documents, index_batch
 from mirage_pipeline.defs.failures import Cause, cause_of_error_info
 from mirage_pipeline.defs.jobs import index_document_job
 from mirage_pipeline.defs.resources import MirageResource
 from mirage_pipeline.documents_folder import split_document_key
+from mirage_pipeline.names import PARTITION_TAG
 from mirage_pipeline.store.documents import mark_unfinished_document_error
 
-PARTITION_TAG = "dagster/partition"
 _RUNTIME = re.compile(r"maximum runtime of (\d+) seconds")
 
 
@@ -63,46 +64,50 @@ def _message(entry: dg.EventLogEntry) -> str:
     return entry.user_message or (entry.dagster_event.message if entry.dagster_event else "") or ""
 
 
-def record_unfinished_run(mirage: MirageResource, run: dg.DagsterRun, cause: Cause) -> str | None:
-    """Mark the run's document `error` if the run left it unfinished; returns its key if so."""
+def run_documents(run: dg.DagsterRun) -> list[str]:
+    """The documents a run indexes: its partition, or the list a batched run was given."""
     key = run.tags.get(PARTITION_TAG)
-    if not key:
-        return None
-    try:
-        project, path = split_document_key(key)
-    except ValueError:
-        return None
+    return [key] if key else batch_documents(run)
+
+
+def record_unfinished_run(mirage: MirageResource, run: dg.DagsterRun, cause: Cause) -> list[str]:
+    """Mark the run's documents `error` where the run left them unfinished; returns their keys."""
     where = f"step {cause.step}, run {run.run_id[:8]}" if cause.step else f"run {run.run_id[:8]}"
     message = Cause(f"{cause.reason} ({where})", cause.machine).message
+    marked = []
     with mirage.store_connection() as conn:
-        changed = mark_unfinished_document_error(conn, project=project, path=path, message=message)
-    return key if changed else None
+        for key in run_documents(run):
+            try:
+                project, path = split_document_key(key)
+            except ValueError:
+                continue
+            if mark_unfinished_document_error(conn, project=project, path=path, message=message):
+                marked.append(key)
+    return marked
 
 
 @dg.run_failure_sensor(
-    monitored_jobs=[index_document_job],
+    monitored_jobs=[index_document_job, index_batch],
     minimum_interval_seconds=5,
     default_status=dg.DefaultSensorStatus.RUNNING,
     description="A failed indexing run leaves its document `error` with the run's cause.",
 )
 def indexing_run_failed(context: dg.RunFailureSensorContext, mirage: MirageResource) -> None:
     run = context.dagster_run
-    key = record_unfinished_run(mirage, run, run_cause(context.instance, run))
-    if key:
+    for key in record_unfinished_run(mirage, run, run_cause(context.instance, run)):
         context.log.info(f"{key}: marked error (run {run.run_id})")
 
 
 @dg.run_status_sensor(
     run_status=dg.DagsterRunStatus.CANCELED,
-    monitored_jobs=[index_document_job],
+    monitored_jobs=[index_document_job, index_batch],
     minimum_interval_seconds=5,
     default_status=dg.DefaultSensorStatus.RUNNING,
     description="A canceled indexing run leaves its document `error` (it can be re-indexed).",
 )
 def indexing_run_canceled(context: dg.RunStatusSensorContext, mirage: MirageResource) -> None:
     run = context.dagster_run
-    key = record_unfinished_run(mirage, run, run_cause(context.instance, run))
-    if key:
+    for key in record_unfinished_run(mirage, run, run_cause(context.instance, run)):
         context.log.info(f"{key}: marked error (run {run.run_id} canceled)")
 
 

@@ -1,5 +1,6 @@
 """The documents-folder sensor: new or changed files become partitions and runs, deleted files
-take their rows and their partition with them, symbolic links are refused, and each tick heals
+take their rows and their partition with them (the documents to index go in batched runs,
+`batch.py`), symbolic links are refused, and each tick heals
 what a crash left behind (`healing.py`).
 
 Its cursor remembers, per document key, the file's size:mtime signature and content hash, so a
@@ -18,8 +19,8 @@ from pathlib import Path
 
 import dagster as dg
 
+from mirage_pipeline.defs.batch import Wanted, batch_requests, index_batch
 from mirage_pipeline.defs.healing import heal
-from mirage_pipeline.defs.jobs import index_document_job
 from mirage_pipeline.defs.partitions import documents_partitions
 from mirage_pipeline.defs.resources import MirageResource
 from mirage_pipeline.documents_folder import (
@@ -29,6 +30,7 @@ from mirage_pipeline.documents_folder import (
     scan_folder,
     split_document_key,
 )
+from mirage_pipeline.names import REINDEX_TAG
 from mirage_pipeline.parsing import file_type_of
 from mirage_pipeline.store.documents import (
     delete_document,
@@ -104,7 +106,7 @@ def file_sha256(root: Path, key: str) -> str:
 
 
 @dg.sensor(
-    job=index_document_job,
+    job=index_batch,
     minimum_interval_seconds=1,  # a settled note is requested within ~2 s of being written
     default_status=dg.DefaultSensorStatus.RUNNING,
     description="Watches $MIRAGE_DOCUMENTS_DIR/<project>/** for new, changed and deleted files;"
@@ -120,7 +122,7 @@ def documents_sensor(
     scan = scan_folder(root)
     files = scan.files
     now = time.time()
-    runs: list[dg.RunRequest] = []
+    wanted: list[Wanted] = []
     to_add: list[str] = []
     pending: list[DocumentFile] = []
     for f in files:
@@ -146,15 +148,9 @@ def documents_sensor(
         if f.key not in known:
             to_add.append(f.key)
         pending.append(f)
-        runs.append(
-            dg.RunRequest(
-                run_key=f"{f.key}@{sha[:16]}@{f.mtime_ns}",
-                partition_key=f.key,
-                tags={"mirage/project": f.project},
-            )
-        )
+        wanted.append(Wanted(f.key, f"{f.key}@{sha[:16]}@{f.mtime_ns}", f.size))
     present = {f.key for f in files}
-    runs += _requested_reindexes(mirage, known & present, {r.partition_key for r in runs})
+    wanted += _requested_reindexes(mirage, known & present, {w.key for w in wanted})
     deleted = sorted((known | set(before.files)) - present)
     links = set(scan.file_links)
     new_links = sorted(links - (set(before.links) - set(deleted)))
@@ -183,19 +179,22 @@ def documents_sensor(
             mirage,
             conn,
             present=(present - set(deleted)) | links,
-            requested={r.partition_key for r in runs} | set(to_add),
+            requested={w.key for w in wanted} | set(to_add),
             retries=before.retries,
             folder_readable=root.is_dir(),
         )
-    runs += [r for r in healing.runs if r.partition_key in known]
+    wanted += [w for w in healing.wanted if w.key in known]
+    sizes = {f.key: f.size for f in files}
+    wanted = [Wanted(w.key, w.token, sizes.get(w.key, 0), w.tags) for w in wanted]
+    runs = batch_requests(wanted, mirage.settings())
     after.projects = projects
     after.links = sorted(links)
     after.folder_links = sorted(scan.folder_links)
     after.retries = healing.retries
-    if runs or deleted:
+    if wanted or deleted:
         context.log.info(
-            f"{len(runs)} document(s) to index, {len(deleted)} deleted: "
-            + ", ".join([r.partition_key for r in runs][:10] + deleted[:10])
+            f"{len(wanted)} document(s) to index in {len(runs)} run(s), {len(deleted)} deleted: "
+            + ", ".join([w.key for w in wanted][:10] + deleted[:10])
         )
     for line in healing.log:
         context.log.info(line)
@@ -209,10 +208,8 @@ def documents_sensor(
     )
 
 
-def _requested_reindexes(
-    mirage: MirageResource, keys: set[str], already: set[str]
-) -> list[dg.RunRequest]:
-    """One run per document named by the open `reindex_project` requests."""
+def _requested_reindexes(mirage: MirageResource, keys: set[str], already: set[str]) -> list[Wanted]:
+    """The documents named by the open `reindex_project` requests."""
     with mirage.store_connection() as conn:
         requests = open_requests(conn)
         if not requests:
@@ -225,14 +222,10 @@ def _requested_reindexes(
                     continue
                 already.add(key)
                 runs.append(
-                    dg.RunRequest(
-                        run_key=f"reindex-{request_id}-{key}",
-                        partition_key=key,
-                        tags={"mirage/project": project, "mirage/reindex": str(request_id)},
-                    )
+                    Wanted(key, f"reindex-{request_id}-{key}", tags={REINDEX_TAG: str(request_id)})
                 )
         close_requests(conn, [r[0] for r in requests])
     return runs
 
 
-__all__ = ["documents_sensor", "index_document_job"]
+__all__ = ["documents_sensor"]

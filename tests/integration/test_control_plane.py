@@ -19,6 +19,7 @@ from mirage_pipeline.defs.resources import MirageResource
 from mirage_pipeline.store.schema import read_embedding_indexes
 from mirage_query.search import SearchPlan, find_project_id, search_hybrid
 from tests.integration.test_pipeline_to_search import age, run_sensor
+from tests.support.batches import requested_keys, run_all
 from tests.support.fake_ollama import FakeOllama, running_fake_ollama
 
 pytestmark = pytest.mark.integration
@@ -57,11 +58,7 @@ def materialize(instance, mirage, key: str, tmp: Path, selection=None) -> dg.Exe
 
 def tick_and_run(instance, mirage, cursor, tmp) -> tuple[str, dict[str, bool]]:
     result = run_sensor(instance, mirage, cursor)
-    outcome = {
-        r.partition_key: materialize(instance, mirage, r.partition_key, tmp).success
-        for r in result.run_requests
-    }
-    return result.cursor, outcome
+    return result.cursor, run_all(instance, mirage, result.run_requests, tmp / "storage")
 
 
 def search_text(url: str, query: str) -> list[str]:
@@ -213,7 +210,7 @@ def test_files_being_written_wait_until_settled(setup, database_url, tmp_path):
     second = run_sensor(instance, mirage, first.cursor)
     assert second.run_requests == []  # still changing
     third = run_sensor(instance, mirage, second.cursor)
-    assert [r.partition_key for r in third.run_requests] == ["demo/big.md"]
+    assert requested_keys(third) == ["demo/big.md"]
     assert rows(database_url, "SELECT path, status FROM documents") == [("big.md", "pending")]
     assert rows(database_url, "SELECT name FROM projects") == [("demo",)]
 
@@ -244,8 +241,8 @@ def test_one_stage_rematerializes_alone_from_parquet(setup, fake, database_url, 
     docs, mirage, instance = setup
     (docs / "demo" / "manual.md").write_text(BOOK, encoding="utf-8")
     age(docs)
-    instance.add_dynamic_partitions("documents", ["demo/manual.md"])
-    assert materialize(instance, mirage, "demo/manual.md", tmp_path).success
+    _, outcome = tick_and_run(instance, mirage, None, tmp_path)  # a batched run writes stages
+    assert outcome == {"demo/manual.md": True}
     stored = sorted(
         p.relative_to(tmp_path / "storage").as_posix()
         for p in (tmp_path / "storage").rglob("*.parquet")
@@ -297,10 +294,10 @@ def test_reindex_project_job_requests_one_run_per_document(setup, tmp_path):
 
     assert launch({"project": "demo"})
     result = run_sensor(instance, mirage, cursor)
-    assert sorted(r.partition_key for r in result.run_requests) == ["demo/a.md", "demo/b.md"]
+    assert sorted(requested_keys(result)) == ["demo/a.md", "demo/b.md"]
     assert all(r.tags["mirage/project"] == "demo" for r in result.run_requests)
     assert run_sensor(instance, mirage, result.cursor).run_requests == []  # served once
     assert launch({"project": "other", "document": "c.md"})
     result = run_sensor(instance, mirage, result.cursor)
-    assert [r.partition_key for r in result.run_requests] == ["other/c.md"]
+    assert requested_keys(result) == ["other/c.md"]
     assert not launch({"project": "nope"})

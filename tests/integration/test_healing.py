@@ -22,6 +22,7 @@ from mirage_pipeline.defs.sensors import FolderState
 from mirage_pipeline.embedded_postgres import start_embedded_postgres
 from mirage_pipeline.store.embedder_turns import embedder_turn
 from tests.integration.test_pipeline_to_search import age, run_sensor
+from tests.support.batches import requested_keys, run_all, run_batch
 from tests.support.fake_ollama import FakeOllama, running_fake_ollama
 
 pytestmark = pytest.mark.integration
@@ -109,8 +110,8 @@ def test_the_sensor_retries_what_a_crash_or_an_outage_left(tmp_path, database_ur
     stale(database_url, "parse.md", "error", "empty file")  # the document's fault: final
 
     tick = run_sensor(instance, mirage, cursor)
-    retried = {r.partition_key: r.tags["mirage/retry"] for r in tick.run_requests}
-    assert retried == {"demo/stuck.md": "1", "demo/outage.md": "1"}
+    assert sorted(requested_keys(tick)) == ["demo/outage.md", "demo/stuck.md"]
+    assert [r.tags["mirage/retry"] for r in tick.run_requests] == ["1"]  # one batched run
     state = FolderState.load(tick.cursor)
     assert state.retries["demo/outage.md"][0] == 1
     assert state.retries["demo/outage.md"][1] >= time.time() + healing.BACKOFF[0] - 2
@@ -126,9 +127,7 @@ def test_the_sensor_retries_what_a_crash_or_an_outage_left(tmp_path, database_ur
     # after MAX_ATTEMPTS the error becomes final and says so
     state.retries["demo/outage.md"] = [healing.MAX_ATTEMPTS, 0.0]
     stale(database_url, "outage.md", "error", outage)
-    assert "demo/outage.md" not in [
-        r.partition_key for r in run_sensor(instance, mirage, state.dump()).run_requests
-    ]
+    assert "demo/outage.md" not in requested_keys(run_sensor(instance, mirage, state.dump()))
     with psycopg.connect(database_url) as conn:
         (error,) = conn.execute(
             "SELECT error_message FROM documents WHERE path = 'outage.md'"
@@ -190,17 +189,9 @@ def test_postgres_stopped_and_restarted_mid_index_ends_ready(tmp_path):
                 ollama_host=fake.url,
             )
             instance = dg.DagsterInstance.ephemeral()
-            io = ParquetIOManager(base_dir=str(tmp_path / "storage"))
-            resources = {"mirage": mirage, "io_manager": io}
             first = run_sensor(instance, mirage, None)
             (request,) = first.run_requests
-            result = dg.materialize(
-                document_assets,
-                partition_key=request.partition_key,
-                instance=instance,
-                resources=resources,
-                raise_on_error=False,
-            )
+            result, _ = run_batch(instance, mirage, request, tmp_path / "storage")
             assert fake.restarted.wait(60)
             if not result.success:  # the outage outlived the step's retries: the sensor
                 cursor, deadline = first.cursor, time.monotonic() + 60  # runs it again
@@ -210,13 +201,10 @@ def test_postgres_stopped_and_restarted_mid_index_ends_ready(tmp_path):
                     if tick.run_requests or time.monotonic() > deadline:
                         break
                     time.sleep(1)
-                assert [r.partition_key for r in tick.run_requests] == ["demo/manual.md"]
-                assert dg.materialize(
-                    document_assets,
-                    partition_key="demo/manual.md",
-                    instance=instance,
-                    resources=resources,
-                ).success
+                assert requested_keys(tick) == ["demo/manual.md"]
+                assert run_all(instance, mirage, tick.run_requests, tmp_path / "storage") == {
+                    "demo/manual.md": True
+                }
             print(f"first run {'succeeded by its retries' if result.success else 'failed'}")
             with psycopg.connect(server.url) as conn:
                 ((status, error, count),) = conn.execute(

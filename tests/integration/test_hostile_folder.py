@@ -11,10 +11,12 @@ import psycopg
 import pytest
 
 from mirage_pipeline.defs.assets import document_assets
+from mirage_pipeline.defs.batch import Wanted, batch_requests
 from mirage_pipeline.defs.io_managers import ParquetIOManager
 from mirage_pipeline.defs.resources import MirageResource
 from mirage_pipeline.defs.sensors import LINK_REFUSED, FolderState
 from tests.integration.test_pipeline_to_search import age, run_sensor
+from tests.support.batches import requested_keys, run_all, run_batch
 from tests.support.fake_ollama import FakeOllama, running_fake_ollama
 
 pytestmark = pytest.mark.integration
@@ -93,7 +95,7 @@ def test_links_to_a_file_and_a_folder_outside_are_refused_visibly(folder, databa
     age(outside)
 
     first = run_sensor(instance, mirage, None)
-    assert [r.partition_key for r in first.run_requests] == ["demo/notes.md"]
+    assert requested_keys(first) == ["demo/notes.md"]
     assert instance.get_dynamic_partitions("documents") == ["demo/notes.md"]
     assert materialize(instance, mirage, "demo/notes.md", tmp_path).success
     # the linked file is visible as an error with the reason; the linked folders are logged once
@@ -122,7 +124,7 @@ def test_a_file_swapped_for_a_link_after_the_scan_is_not_read(folder, database_u
     (tmp_path / "secret").write_text("# Secret\n\nroot:x:0:0\n")
     age(docs)
     first = run_sensor(instance, mirage, None)
-    assert [r.partition_key for r in first.run_requests] == ["demo/a.md"]
+    assert requested_keys(first) == ["demo/a.md"]
     (docs / "demo" / "a.md").unlink()
     (docs / "demo" / "a.md").symlink_to(tmp_path / "secret")
     assert not materialize(instance, mirage, "demo/a.md", tmp_path).success
@@ -139,12 +141,9 @@ def test_long_cyrillic_names_index(folder, database_url, tmp_path):
     (docs / "demo" / longest).write_text("# Заметка\n\nКороткая заметка о пчёлах и мёде.\n")
     age(docs)
     first = run_sensor(instance, mirage, None)
-    assert sorted(r.partition_key for r in first.run_requests) == sorted(
-        [f"demo/{BULGAKOV}", f"demo/{longest}"]
-    )
-    for request in first.run_requests:
-        result = materialize(instance, mirage, request.partition_key, tmp_path)
-        assert result.success, documents(database_url)
+    assert sorted(requested_keys(first)) == sorted([f"demo/{BULGAKOV}", f"demo/{longest}"])
+    outcome = run_all(instance, mirage, first.run_requests, tmp_path / "storage")
+    assert all(outcome.values()), documents(database_url)
     assert documents(database_url) == {BULGAKOV: ("ready", None), longest: ("ready", None)}
     assert "ноябрьская тьма" in chunk_texts(database_url)
     stored = {p.name for p in (tmp_path / "storage" / "raw_file").iterdir()}
@@ -172,18 +171,21 @@ def test_files_deleted_after_their_runs_were_queued_leave_no_row(folder, databas
         (docs / "demo" / f"note{i}.md").write_text(f"# Note {i}\n\nText of note {i}.\n")
     age(docs)
     first = run_sensor(instance, mirage, None)
-    assert len(first.run_requests) == 10
+    keys = requested_keys(first)
+    assert len(keys) == 10 and len(first.run_requests) == 1  # one batched run
     assert {s for s, _ in documents(database_url).values()} == {"pending"}
     for i in range(10):
         (docs / "demo" / f"note{i}.md").unlink()
-    # five runs start before the sensor notices, five after it deleted their rows
-    for request in first.run_requests[:5]:
-        assert not materialize(instance, mirage, request.partition_key, tmp_path).success
+    # a batch of five starts before the sensor notices, five single runs after it deleted rows
+    (batch,) = batch_requests([Wanted(k, k) for k in keys[:5]], mirage.settings())
+    result, outcome = run_batch(instance, mirage, batch, tmp_path / "storage")
+    assert not result.success and not any(outcome.values())
+    assert set(documents(database_url)) == {f"note{i}.md" for i in range(5, 10)}
     second = run_sensor(instance, mirage, first.cursor)
     assert documents(database_url) == {}
-    for request in first.run_requests[5:]:
-        instance.add_dynamic_partitions("documents", [request.partition_key])  # already running
-        assert not materialize(instance, mirage, request.partition_key, tmp_path).success
+    for key in keys[5:]:
+        instance.add_dynamic_partitions("documents", [key])  # already running
+        assert not materialize(instance, mirage, key, tmp_path).success
     run_sensor(instance, mirage, second.cursor)
     assert documents(database_url) == {}
 

@@ -11,11 +11,11 @@ import psycopg
 import pytest
 from litestar.testing import AsyncTestClient
 
-from mirage_pipeline.defs.assets import document_assets
 from mirage_pipeline.defs.resources import MirageResource
 from mirage_pipeline.defs.sensors import documents_sensor
 from mirage_pipeline.settings import Settings
 from mirage_query.app import create_app
+from tests.support.batches import documents_of, requested_keys, run_all
 
 pytestmark = pytest.mark.integration
 
@@ -75,17 +75,8 @@ def age(root: Path, seconds: float = 30) -> None:
 
 
 def materialize_all(instance, mirage, run_requests) -> dict[str, bool]:
-    outcome = {}
-    for request in run_requests:
-        result = dg.materialize(
-            document_assets,
-            partition_key=request.partition_key,
-            instance=instance,
-            resources={"mirage": mirage},
-            raise_on_error=False,
-        )
-        outcome[request.partition_key] = result.success
-    return outcome
+    """Run what the sensor requested (batched runs); per document, whether it was indexed."""
+    return run_all(instance, mirage, run_requests)
 
 
 @pytest.fixture
@@ -118,7 +109,7 @@ async def test_dropped_files_become_searchable(documents, mirage, database_url, 
     instance = dg.DagsterInstance.ephemeral()
     first = run_sensor(instance, mirage, cursor=None)
 
-    keys = sorted(r.partition_key for r in first.run_requests)
+    keys = sorted(requested_keys(first))
     assert keys == [
         "demo/empty.md",
         "demo/gardening.md",
@@ -127,7 +118,9 @@ async def test_dropped_files_become_searchable(documents, mirage, database_url, 
         "other/secret.md",
     ]
     assert sorted(instance.get_dynamic_partitions("documents")) == keys
-    assert len({r.run_key for r in first.run_requests}) == len(keys)
+    # one batched run per project, each with its own run key
+    assert sorted(len(documents_of(r)) for r in first.run_requests) == [1, 4]
+    assert len({r.run_key for r in first.run_requests}) == 2
 
     outcome = materialize_all(instance, mirage, first.run_requests)
     assert outcome["demo/gardening.md"] and outcome["demo/nested/space.md"]
@@ -183,7 +176,7 @@ async def test_dropped_files_become_searchable(documents, mirage, database_url, 
     edited.write_text(GARDENING.replace("six hours", "eight hours"), encoding="utf-8")
     age(edited.parent, seconds=10)  # settled, and another mtime than before
     third = run_sensor(instance, mirage, cursor=second.cursor)
-    assert [r.partition_key for r in third.run_requests] == ["demo/gardening.md"]
+    assert requested_keys(third) == ["demo/gardening.md"]
     assert materialize_all(instance, mirage, third.run_requests) == {"demo/gardening.md": True}
     with psycopg.connect(database_url) as conn:
         contents = [

@@ -65,7 +65,7 @@ def run_workers(home: Path) -> list[psutil.Process]:
     daemons = [
         psutil.Process(int(line.split(":")[0]))
         for line in processes_mentioning(str(home))
-        if "dagster-daemon" in line
+        if "dagster-daemon" in line or "dagster_daemon" in line
     ]
     workers = []
     for daemon in daemons:

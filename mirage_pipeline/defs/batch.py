@@ -1,0 +1,291 @@
+"""Batched indexing runs: one run indexes many documents, each keeping its own truth.
+
+A run of `index_document` costs seconds before any work (a process that imports Dagster, the
+code location and the embedder), which is most of the time a small note takes. The documents
+sensor therefore launches `index_batch` runs: one step that parses and chunks each of its
+documents, embeds their texts in batches that span documents, and writes each document as
+soon as its vectors are in. Per document, the step reports what the five assets of
+`index_document` would: a materialization of each asset's partition with the same metadata,
+the stage outputs in the same Parquet files (so any stage can still be re-materialized alone),
+and the checks of `chunk_index`. A document that fails ends `error` with its reason and the
+others go on; the run then fails, naming each failed document. A failure of the machine
+(database or embedder unreachable) retries the step; documents already written are kept.
+"""
+
+import hashlib
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+import dagster as dg
+import numpy as np
+
+from mirage_pipeline.chunking import Chunk
+from mirage_pipeline.defs.document_steps import (
+    Embedding,
+    Metadata,
+    RawFile,
+    chunk_parsed,
+    embed_missing,
+    embedding_metadata,
+    parse_raw_file,
+    start_raw_file,
+    text_hashes,
+    vectors_of,
+    write_index,
+)
+from mirage_pipeline.defs.failures import (
+    MAX_RETRIES,
+    RETRY_POLICY,
+    TRANSIENT,
+    Cause,
+    cause_of_exception,
+    record_failure,
+)
+from mirage_pipeline.defs.io_managers import ParquetIOManager
+from mirage_pipeline.defs.resources import MirageResource
+from mirage_pipeline.names import BATCH_JOB, BATCH_OP, BATCH_TAG, MAX_RUNTIME_TAG, PROJECT_TAG
+from mirage_pipeline.parsing import ParsedDocument
+from mirage_pipeline.settings import Settings
+
+
+class BatchConfig(dg.Config):
+    documents: list[str]  # document keys, "<project>/<path>"
+
+
+@dataclass
+class _Document:
+    key: str
+    raw: RawFile
+    doc: ParsedDocument
+    chunks: list[Chunk]
+    texts: list[str]
+    hashes: list[str]
+    metadata: dict[str, Metadata] = field(default_factory=dict)  # asset → its metadata
+
+
+@dataclass
+class _Progress:
+    done: list[str] = field(default_factory=list)
+    failed: dict[str, str] = field(default_factory=dict)  # key → reason
+
+
+@contextmanager
+def _document_failures(
+    context: dg.OpExecutionContext, mirage: MirageResource, key: str, progress: _Progress
+) -> Iterator[None]:
+    """A document's own failure ends that document `error` and lets the batch go on; a failure
+    of the machine (TRANSIENT) propagates: the step is retried."""
+    try:
+        yield
+    except TRANSIENT:
+        raise
+    except Exception as exc:
+        cause = cause_of_exception(exc)
+        outcome = record_failure(mirage, key, cause.message, exc)
+        progress.failed[key] = (
+            "the file is gone; its document with it" if outcome == "vanished" else cause.message
+        )
+        context.log.error(f"{key}: {progress.failed[key]}")
+
+
+def _prepare(mirage: MirageResource, stages: ParquetIOManager, key: str) -> _Document:
+    raw, raw_meta = start_raw_file(mirage, key)
+    doc, doc_meta = parse_raw_file(mirage, raw)
+    chunks, chunk_meta = chunk_parsed(mirage, doc)
+    texts, hashes = text_hashes(chunks)
+    item = _Document(key, raw, doc, chunks, texts, hashes)
+    for asset, value, metadata in (
+        ("raw_file", raw, raw_meta),
+        ("parsed_document", doc, doc_meta),
+        ("document_chunks", chunks, chunk_meta),
+    ):
+        item.metadata[asset] = {**metadata, "path": str(stages.write_stage(asset, key, value))}
+    return item
+
+
+def _finish(
+    context: dg.OpExecutionContext,
+    mirage: MirageResource,
+    stages: ParquetIOManager,
+    item: _Document,
+    embedding: Embedding,
+    cached: set[str],
+) -> None:
+    """Write one document whose vectors are all in, and report its stages and checks."""
+    embedder = mirage.get_embedder()
+    vectors: np.ndarray = vectors_of(item.hashes, embedding.known, embedder.dimension)
+    path = stages.write_stage("chunk_embeddings", item.key, vectors)
+    embedded = sum(1 for h in set(item.hashes) if h not in cached)
+    item.metadata["chunk_embeddings"] = {
+        **embedding_metadata(embedder, item.chunks, vectors, embedded),
+        "path": str(path),
+    }
+    index_meta, checks = write_index(mirage, item.raw, item.doc, item.chunks, vectors)
+    item.metadata["chunk_index"] = index_meta
+    for asset, metadata in item.metadata.items():
+        context.log_event(
+            dg.AssetMaterialization(
+                asset_key=asset,
+                partition=item.key,
+                metadata={**metadata, "partition_key": item.key, "run_documents": 1},
+            )
+        )
+    for name, (passed, figures) in checks.items():
+        context.log_event(
+            dg.AssetCheckEvaluation(
+                asset_key=dg.AssetKey("chunk_index"),
+                check_name=name,
+                passed=passed,
+                metadata=figures,
+                severity=dg.AssetCheckSeverity.ERROR,
+                partition=item.key,
+            )
+        )
+
+
+@dg.op(
+    name=BATCH_OP,
+    retry_policy=RETRY_POLICY,
+    required_resource_keys={"mirage", "io_manager"},
+    description="Index each listed document: parse, chunk, embed (in batches across the"
+    " documents) and write it; report each document's materializations and checks.",
+)
+def index_documents(context: dg.OpExecutionContext, config: BatchConfig) -> None:
+    mirage: MirageResource = context.resources.mirage
+    stages: ParquetIOManager = context.resources.io_manager
+    started = time.perf_counter()
+    progress = _Progress()
+    try:
+        embedder = mirage.get_embedder()
+        prepared: list[_Document] = []
+        for key in dict.fromkeys(config.documents):
+            with _document_failures(context, mirage, key, progress):
+                prepared.append(_prepare(mirage, stages, key))
+        texts = {h: t for item in prepared for h, t in zip(item.hashes, item.texts, strict=True)}
+        waiting = list(prepared)
+        cached: set[str] = set()
+
+        def write_ready(embedding: Embedding) -> None:
+            if not cached and not embedding.turns:
+                cached.update(embedding.known)
+            for item in [i for i in waiting if all(h in embedding.known for h in i.hashes)]:
+                waiting.remove(item)
+                with _document_failures(context, mirage, item.key, progress):
+                    _finish(context, mirage, stages, item, embedding, cached)
+                    progress.done.append(item.key)
+
+        embedding = embed_missing(mirage, embedder, texts, on_batch=write_ready)
+        write_ready(embedding)
+    except Exception as exc:
+        _give_up_or_retry(context, mirage, config.documents, progress, exc)
+        raise
+    context.log.info(
+        f"{len(progress.done)} of {len(config.documents)} document(s) indexed in"
+        f" {time.perf_counter() - started:.1f} s; {embedding.embedded} text(s) embedded in"
+        f" {embedding.turns} turn(s) ({embedding.seconds:.1f} s)"
+    )
+    if progress.failed:
+        lines = [f"{k}: {reason}" for k, reason in progress.failed.items()]
+        raise dg.Failure(
+            description=f"{len(progress.failed)} of {len(config.documents)} document(s) failed: "
+            + "; ".join(lines[:20]),
+            allow_retries=False,
+        )
+
+
+def _give_up_or_retry(
+    context: dg.OpExecutionContext,
+    mirage: MirageResource,
+    keys: list[str],
+    progress: _Progress,
+    exc: Exception,
+) -> None:
+    """A failure of the machine is retried (the step raises again); once retries are spent, or
+    for anything else, every document not yet done ends `error` with the cause."""
+    attempt = context.retry_number + 1
+    if isinstance(exc, TRANSIENT) and attempt <= MAX_RETRIES:
+        context.log.warning(f"attempt {attempt} failed ({exc}); retrying")
+        return
+    cause = cause_of_exception(exc)
+    if isinstance(exc, TRANSIENT):
+        cause = Cause(f"{cause.reason} (gave up after {attempt} attempts)", cause.machine)
+    for key in keys:
+        if key not in progress.done and key not in progress.failed:
+            record_failure(mirage, key, cause.message, exc)
+    raise dg.Failure(description=cause.message, allow_retries=False) from exc
+
+
+@dg.job(
+    name=BATCH_JOB,
+    executor_def=dg.in_process_executor,
+    tags={MAX_RUNTIME_TAG: str(Settings.from_env().max_run_seconds)},
+    description="Index many documents in one run (what the documents sensor launches); each"
+    " document keeps its own materializations, checks and status.",
+)
+def index_batch() -> None:
+    index_documents()
+
+
+def batch_documents(run: dg.DagsterRun) -> list[str]:
+    """The document keys a batched run indexes (from its config)."""
+    ops = (run.run_config or {}).get("ops", {})
+    return list(ops.get(BATCH_OP, {}).get("config", {}).get("documents", []))
+
+
+@dataclass(frozen=True)
+class Wanted:
+    """A document the sensor wants indexed, and why (`token` makes the request's run key)."""
+
+    key: str
+    token: str
+    size: int = 0
+    tags: dict[str, str] = field(default_factory=dict)
+
+
+def batch_requests(wanted: list[Wanted], settings: Settings) -> list[dg.RunRequest]:
+    """`index_batch` runs for `wanted`: per project, at most `batch_documents` documents and
+    `batch_bytes` of files each (a bigger file runs alone), split evenly."""
+    by_project: dict[str, list[Wanted]] = {}
+    for item in wanted:
+        by_project.setdefault(item.key.partition("/")[0], []).append(item)
+    requests = []
+    for project, items in by_project.items():
+        for group in _groups(items, settings.batch_documents, settings.batch_bytes):
+            tags = {PROJECT_TAG: project, BATCH_TAG: str(len(group))}
+            for item in group:
+                tags.update(item.tags)
+            token = hashlib.sha256("\n".join(i.token for i in group).encode()).hexdigest()
+            requests.append(
+                dg.RunRequest(
+                    job_name=BATCH_JOB,
+                    run_key=f"batch-{token[:32]}",
+                    run_config={
+                        "ops": {BATCH_OP: {"config": {"documents": [i.key for i in group]}}}
+                    },
+                    tags=tags,
+                )
+            )
+    return requests
+
+
+def _groups(items: list[Wanted], most: int, budget: int) -> list[list[Wanted]]:
+    """Consecutive groups within both limits, of even sizes."""
+    groups: list[list[Wanted]] = []
+    current: list[Wanted] = []
+    size = 0
+    for item in items:
+        if current and (len(current) >= most or size + item.size > budget):
+            groups.append(current)
+            current, size = [], 0
+        current.append(item)
+        size += item.size
+    if current:
+        groups.append(current)
+    if len(groups) > 1:  # the same number of runs, evened out: 101 notes → 34, 34, 33
+        per = -(-len(items) // len(groups))
+        even = [items[i : i + per] for i in range(0, len(items), per)]
+        if len(even) == len(groups) and all(sum(i.size for i in g) <= budget for g in even):
+            return even
+    return groups

@@ -1,0 +1,253 @@
+"""The work of each indexing stage of one document, as plain functions returning the stage's
+value and the metadata the Dagster UI shows for it. The per-document assets (`assets.py`) and
+the batched runs (`batch.py`) both call them, so a document indexes the same either way."""
+
+from __future__ import annotations
+
+import hashlib
+import statistics
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+from uuid import UUID
+
+import dagster as dg
+import numpy as np
+
+from mirage_pipeline.chunk_parts import split_vectors, texts_to_embed
+from mirage_pipeline.chunking import Chunk, ChunkingPolicy, chunk_document
+from mirage_pipeline.defs.resources import MirageResource
+from mirage_pipeline.documents_folder import read_inside, split_document_key
+from mirage_pipeline.embedders import Embedder
+from mirage_pipeline.embedders.base import batched
+from mirage_pipeline.parsing import ParsedDocument, ParseError, file_type_of, load_policy
+from mirage_pipeline.parsing import parse_document as parse_bytes
+from mirage_pipeline.parsing.budgets import check_chunks, check_file_size
+from mirage_pipeline.store.cache import cached_embeddings, store_embeddings
+from mirage_pipeline.store.checks import document_checks
+from mirage_pipeline.store.documents import replace_chunks, start_document
+from mirage_pipeline.store.embedder_turns import embedder_turn
+
+Metadata = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class RawFile:
+    project: str
+    path: str
+    location: str
+    file_type: str
+    sha256: str
+    size: int
+    project_id: UUID
+    document_id: UUID
+
+
+def read_file(mirage: MirageResource, project: str, path: str) -> bytes:
+    """The file's bytes, read without following any symbolic link, within the file budget."""
+    settings = mirage.settings()
+    limit = settings.budgets.file_bytes
+    try:
+        data = read_inside(settings.documents_dir, f"{project}/{path}", limit=limit)
+    except (FileNotFoundError, NotADirectoryError):
+        raise ParseError("the file disappeared before it could be read") from None
+    except IsADirectoryError:
+        raise ParseError("this is a folder, not a file") from None
+    except PermissionError:
+        raise ParseError("the file cannot be read (permission denied)") from None
+    if len(data) > limit:
+        check_file_size(len(data), settings.budgets)
+    return data
+
+
+def start_raw_file(mirage: MirageResource, key: str) -> tuple[RawFile, Metadata]:
+    """Read the document's file and mark its row `indexing` under the file's content hash."""
+    project, path = split_document_key(key)
+    location = mirage.settings().documents_dir / project / path
+    data = read_file(mirage, project, path)
+    digest = hashlib.sha256(data).hexdigest()
+    with mirage.connection() as conn:
+        project_id, document_id = start_document(
+            conn,
+            project=project,
+            path=path,
+            file_type=file_type_of(path),
+            content_hash=digest,
+            size_bytes=len(data),
+        )
+    raw = RawFile(
+        project, path, str(location), file_type_of(path), digest, len(data), project_id, document_id
+    )
+    metadata = {
+        "project": project,
+        "path": path,
+        "file_type": raw.file_type,
+        "bytes": len(data),
+        "sha256": digest,
+        "document_id": str(document_id),
+    }
+    return raw, metadata
+
+
+def parse_raw_file(mirage: MirageResource, raw: RawFile) -> tuple[ParsedDocument, Metadata]:
+    """The document's structure tree, from the same bytes `start_raw_file` hashed."""
+    started = time.perf_counter()
+    data = read_file(mirage, raw.project, raw.path)
+    if hashlib.sha256(data).hexdigest() != raw.sha256:
+        raise RuntimeError("the file changed while it was being indexed; it will be re-read")
+    settings = mirage.settings()
+    policy = load_policy(settings.documents_dir / raw.project)
+    doc = parse_bytes(data, raw.path, policy, settings.budgets)
+    toc = doc.toc()
+    preview = "\n".join(f"{'  ' * (t['level'] - 1)}- {t['title']}" for t in toc[:60]) or "(none)"
+    metadata = {
+        "title": doc.title,
+        "format": doc.format,
+        "sections": len(toc),
+        "pages": doc.pages or 0,
+        "language": str(doc.metadata.get("language") or ""),
+        "skipped": doc.skipped or "",
+        "warnings": dg.MetadataValue.json(doc.warnings),
+        "table_of_contents": dg.MetadataValue.md(preview),
+        "seconds": round(time.perf_counter() - started, 3),
+    }
+    return doc, metadata
+
+
+def chunk_parsed(mirage: MirageResource, doc: ParsedDocument) -> tuple[list[Chunk], Metadata]:
+    """Chunks of one section each, sized in the embedder's tokens."""
+    started = time.perf_counter()
+    embedder = mirage.get_embedder()
+    chunks = chunk_document(
+        doc, embedder.count_tokens, ChunkingPolicy.for_window(embedder.max_tokens)
+    )
+    if not chunks and not doc.skipped:
+        raise ParseError("no text to index: the document has no paragraphs")
+    check_chunks(len(chunks), mirage.settings().budgets)
+    tokens = [c.tokens for c in chunks] or [0]
+    metadata = {
+        "chunks": len(chunks),
+        "tokens_min": min(tokens),
+        "tokens_median": statistics.median(tokens),
+        "tokens_max": max(tokens),
+        "window": embedder.max_tokens,
+        "languages": ", ".join(sorted({c.lang for c in chunks})),
+        "skipped": doc.skipped or "",
+        "seconds": round(time.perf_counter() - started, 3),
+    }
+    return chunks, metadata
+
+
+def text_hashes(chunks: Sequence[Chunk]) -> tuple[list[str], list[str]]:
+    """The texts a document embeds (chunks, then windows) and their cache keys."""
+    texts = texts_to_embed(chunks)
+    return texts, [hashlib.sha256(t.encode()).hexdigest() for t in texts]
+
+
+@dataclass
+class Embedding:
+    """Vectors by text hash, gathered from the cache and the embedder across documents."""
+
+    known: dict[str, np.ndarray]
+    embedded: int = 0
+    seconds: float = 0.0
+    turns: int = 0
+
+
+def embed_missing(
+    mirage: MirageResource,
+    embedder: Embedder,
+    texts: dict[str, str],
+    *,
+    on_batch: Callable[[Embedding], None] | None = None,
+) -> Embedding:
+    """Vectors for `texts` (hash → text): cached ones first, then the rest embedded one batch
+    per turn at the shared embedder, each batch cached as it comes (a retried run resumes where
+    it stopped). `on_batch(embedding)` is called once the cache has answered, then after each
+    batch (batched runs write each document as soon as its vectors are in)."""
+    settings = mirage.settings()
+    with mirage.store_connection() as conn:
+        conn.autocommit = True
+        result = Embedding(cached_embeddings(conn, embedder.name, list(texts)))
+        todo = [h for h in texts if h not in result.known]
+        if on_batch is not None:
+            on_batch(result)
+        for batch in batched(todo, settings.embed_batch):
+            with embedder_turn(conn, settings.embed_concurrency):
+                started = time.perf_counter()
+                fresh = embedder.embed_passages([texts[h] for h in batch])
+                result.seconds += time.perf_counter() - started
+            store_embeddings(conn, embedder.name, batch, fresh)
+            result.known.update(zip(batch, fresh, strict=True))
+            result.embedded += len(batch)
+            result.turns += 1
+            if on_batch is not None:
+                on_batch(result)
+    return result
+
+
+def vectors_of(hashes: Sequence[str], known: dict[str, np.ndarray], dimension: int) -> np.ndarray:
+    """The document's vectors in `texts_to_embed` order."""
+    if not hashes:
+        return np.empty((0, dimension), dtype=np.float32)
+    return np.vstack([known[h] for h in hashes]).astype(np.float32, copy=False)
+
+
+def embedding_metadata(
+    embedder: Embedder, chunks: Sequence[Chunk], vectors: np.ndarray, embedded: int, **extra: Any
+) -> Metadata:
+    return {
+        "model": embedder.name,
+        "dimension": int(embedder.dimension),
+        "vectors": int(vectors.shape[0]),
+        "chunks": len(chunks),
+        "windows": int(vectors.shape[0]) - len(chunks),
+        "embedded": embedded,
+        "cache_hits": int(vectors.shape[0]) - embedded,
+        **extra,
+    }
+
+
+def write_index(
+    mirage: MirageResource,
+    raw: RawFile,
+    doc: ParsedDocument,
+    chunks: list[Chunk],
+    vectors: np.ndarray,
+) -> tuple[Metadata, dict[str, tuple[bool, Metadata]]]:
+    """Swap the document's chunks and vectors in, in one transaction; returns the metadata and
+    the results of the checks of the table the query service reads."""
+    started = time.perf_counter()
+    index = mirage.prepare_index()
+    metadata: Metadata = {"title": doc.title, "format": doc.format, **doc.metadata}
+    if doc.pages:
+        metadata["pages"] = doc.pages
+    if doc.skipped:
+        metadata["skipped"] = doc.skipped
+    with mirage.connection() as conn:
+        chunk_vectors, part_vectors = split_vectors(chunks, vectors)
+        written = replace_chunks(
+            conn,
+            index=index,
+            document_id=raw.document_id,
+            project_id=raw.project_id,
+            chunks=chunks,
+            embeddings=chunk_vectors,
+            part_embeddings=part_vectors,
+            metadata=metadata,
+        )
+        window = mirage.get_embedder().max_tokens
+        checks = document_checks(conn, index, raw.document_id, window)
+    return {
+        "chunks": written.total,
+        "rows_kept": written.kept,
+        "rows_moved": written.moved,
+        "rows_inserted": written.inserted,
+        "rows_deleted": written.deleted,
+        "document_id": str(raw.document_id),
+        "model": index.model,
+        "dimension": index.dimension,
+        "index_id": index.id,
+        "seconds": round(time.perf_counter() - started, 3),
+    }, checks

@@ -1,0 +1,15 @@
+"""Names the pipeline and the query service share — jobs, partitions, run tags — defined once,
+in plain Python, so the query service can import them without importing Dagster."""
+
+INDEX_JOB = "index_document"  # one document: its five assets, one partition
+BATCH_JOB = "index_batch"  # many documents in one run (what the documents sensor launches)
+BATCH_OP = "index_documents"  # the batch job's one step; its config lists the documents
+REINDEX_JOB = "reindex_project"
+PARTITIONS = "documents"  # the dynamic partitions: one per document, "<project>/<path>"
+
+PARTITION_TAG = "dagster/partition"
+MAX_RUNTIME_TAG = "dagster/max_runtime"  # Dagster's run monitoring ends a run that outlives it
+PROJECT_TAG = "mirage/project"
+BATCH_TAG = "mirage/batch"  # how many documents a batched run indexes
+RETRY_TAG = "mirage/retry"  # the automatic retry a run is (healing.py)
+REINDEX_TAG = "mirage/reindex"  # the re-index request a run answers

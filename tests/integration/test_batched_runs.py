@@ -1,0 +1,138 @@
+"""Batched runs keep per-document truth: one broken file in a batch ends `error` with its
+reason while the others end `ready`, and every document of the run has its own
+materializations (with metadata) and check results in the Dagster instance."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import dagster as dg
+import psycopg
+import pytest
+
+from mirage_pipeline.defs.resources import MirageResource
+from mirage_pipeline.defs.run_failures import indexing_run_failed
+from tests.integration.test_pipeline_to_search import age, run_sensor
+from tests.support.batches import requested_keys, run_batch
+from tests.support.fake_ollama import FakeOllama, running_fake_ollama
+
+pytestmark = pytest.mark.integration
+ASSETS = ["raw_file", "parsed_document", "document_chunks", "chunk_embeddings", "chunk_index"]
+
+
+@pytest.fixture
+def folder(tmp_path: Path, database_url: str):
+    with running_fake_ollama(FakeOllama(models={"mxbai-embed-large": 1024})) as fake:
+        docs = tmp_path / "documents"
+        (docs / "vault").mkdir(parents=True)
+        mirage = MirageResource(
+            documents_dir=str(docs),
+            database_url=database_url,
+            embedder="ollama:mxbai-embed-large",
+            ollama_host=fake.url,
+        )
+        yield docs, mirage, dg.DagsterInstance.ephemeral()
+
+
+def statuses(url: str) -> dict[str, tuple[str, str | None, int]]:
+    with psycopg.connect(url) as conn:
+        return {
+            path: (status, error, count)
+            for path, status, error, count in conn.execute(
+                "SELECT path, status, error_message, chunk_count FROM documents"
+            )
+        }
+
+
+def test_one_broken_file_in_a_batch_ends_error_and_the_rest_ready(folder, database_url, tmp_path):
+    docs, mirage, instance = folder
+    for i in range(4):
+        (docs / "vault" / f"note{i}.md").write_text(
+            f"# Note {i}\n\nBees of hive {i} make honey in summer.\n\n## More\n\nAnd wax {i}.\n"
+        )
+    (docs / "vault" / "broken.pdf").write_bytes(b"%PDF-1.4\n this is not a PDF at all")
+    age(docs)
+    tick = run_sensor(instance, mirage, None)
+    assert len(tick.run_requests) == 1 and len(requested_keys(tick)) == 5  # one batched run
+    result, outcome = run_batch(instance, mirage, tick.run_requests[0], tmp_path / "storage")
+
+    good = [f"vault/note{i}.md" for i in range(4)]
+    assert outcome == {**{k: True for k in good}, "vault/broken.pdf": False}
+    rows = statuses(database_url)
+    status, error, _ = rows.pop("broken.pdf")
+    assert status == "error" and error and "PDF" in error
+    assert all(s == "ready" and e is None and n >= 1 for s, e, n in rows.values()), rows
+    # the run itself fails, naming the document and its reason
+    assert not result.success
+    failure = next(e for e in result.all_events if e.event_type_value == "STEP_FAILURE")
+    assert "1 of 5 document(s) failed: vault/broken.pdf" in failure.step_failure_data.error.message
+
+    # each document has its own materialization of each asset, with its own metadata
+    for asset in ASSETS:
+        key = dg.AssetKey(asset)
+        assert instance.get_materialized_partitions(key) == set(good), asset
+    for k in good:
+        events = instance.fetch_materializations(
+            dg.AssetRecordsFilter(asset_key=dg.AssetKey("chunk_index"), asset_partitions=[k]),
+            limit=1,
+        ).records
+        metadata = events[0].asset_materialization.metadata
+        assert metadata["chunks"].value >= 1 and metadata["partition_key"].value == k
+        chunks = instance.fetch_materializations(
+            dg.AssetRecordsFilter(asset_key=dg.AssetKey("document_chunks"), asset_partitions=[k]),
+            limit=1,
+        ).records[0]
+        assert chunks.asset_materialization.metadata["chunks"].value == metadata["chunks"].value
+        assert chunks.run_id == result.run_id
+    # and its own check results
+    checks = instance.all_logs(result.run_id, of_type=dg.DagsterEventType.ASSET_CHECK_EVALUATION)
+    evaluated = {e.dagster_event.event_specific_data.partition for e in checks}
+    assert evaluated == set(good)
+    assert all(e.dagster_event.event_specific_data.passed for e in checks)
+
+    # the run-failure sensor leaves finished documents alone
+    context = dg.build_run_status_sensor_context(
+        sensor_name=indexing_run_failed.name,
+        dagster_instance=instance,
+        dagster_run=result.dagster_run,
+        dagster_event=failure,
+        resources={"mirage": mirage},
+    ).for_run_failure()
+    indexing_run_failed(context)
+    assert {p: s for p, (s, _, _) in statuses(database_url).items()} == {
+        **{f"note{i}.md": "ready" for i in range(4)},
+        "broken.pdf": "error",
+    }
+
+
+def test_a_batch_killed_midway_leaves_its_unfinished_documents_error(
+    folder, database_url, tmp_path
+):
+    docs, mirage, instance = folder
+    for i in range(3):
+        (docs / "vault" / f"note{i}.md").write_text(f"# Note {i}\n\nText of note {i}.\n")
+    age(docs)
+    tick = run_sensor(instance, mirage, None)
+    (request,) = tick.run_requests
+    # the run was launched and its worker died before any step: nothing of it finished
+    run = instance.create_run_for_job(
+        job_def=_batch_job(), run_config=request.run_config, tags=request.tags
+    )
+    instance.report_run_failed(run, "the run worker is gone")
+    context = dg.build_run_status_sensor_context(
+        sensor_name=indexing_run_failed.name,
+        dagster_instance=instance,
+        dagster_run=instance.get_run_by_id(run.run_id),
+        dagster_event=instance.all_logs(run.run_id)[-1].dagster_event,
+        resources={"mirage": mirage},
+    ).for_run_failure()
+    indexing_run_failed(context)
+    rows = statuses(database_url)
+    assert set(rows) == {f"note{i}.md" for i in range(3)}
+    assert all(s == "error" and run.run_id[:8] in (e or "") for s, e, _ in rows.values()), rows
+
+
+def _batch_job():
+    from mirage_pipeline.definitions import defs
+
+    return defs.resolve_job_def("index_batch")
