@@ -21,6 +21,11 @@ from mirage_query.term_stats import IndexStats, TermStats
 DEFAULT_RRF_K = 60
 DEFAULT_TEXT_WEIGHT = 0.4  # of the full-text leg in the fusion; the vector leg has 1 - it
 DEFAULT_FUSION = "score"
+# Score fusion: a full-text candidate's scaled score counts in full when the chunk holds at
+# least this share of the query's term weight (Σ idf of the lexemes and lemmas of its
+# configuration), and by sqrt(share / FULL_COVERAGE) below it: a question asked in another
+# language than the book's matches a word or two of itself, mostly in the wrong books.
+FULL_COVERAGE = 0.5
 EF_SEARCH = 450  # HNSW search list (windows): see bench/search_latency.py for recall and latency
 # Full-text candidates are pre-ranked with one cheap ts_rank and only the best TEXT_POOL of
 # them scored lexeme by lexeme: a query whose terms occur in thousands of chunks costs
@@ -183,6 +188,7 @@ def search_statement(
         "k": plan.rrf_k,
         "wv": 1.0 - plan.text_weight if plan.fusion == "score" else 1.0,
         "wt": plan.text_weight,
+        "full_coverage": FULL_COVERAGE,
         "threshold": plan.threshold,
         "headline": HEADLINE_OPTIONS,
         "limit": plan.limit,

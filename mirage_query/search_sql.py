@@ -10,8 +10,10 @@
   the query's lexemes and lemmas (BM25's shape; weights from `term_stats`). A query in
   websearch syntax ("phrase", -word, or) is taken as written and ranked with `ts_rank_cd`.
 - **Fusion**: score-aware by default — the vector leg's similarities min-max scaled over its
-  candidates, the text leg's scores scaled by their maximum, combined with weights — so a
-  confident hit of one leg is not buried by passages both legs found at middling ranks; or
+  candidates, the text leg's scores scaled by their maximum and by the share of the query's
+  term weight the chunk holds (its coverage: see FULL_COVERAGE in search.py), combined with
+  weights — so a confident hit of one leg is not buried by passages both legs found at
+  middling ranks, and a chunk matching a word or two of the query weighs little; or
   Reciprocal Rank Fusion (`Σ weight / (k + rank)`), the plain recipe, on request.
 
 Index ids and dimensions are literals, not parameters: the planner must see `index_id = <id>`
@@ -88,15 +90,23 @@ txt_pool AS (
     ORDER BY sum(quick) DESC
     LIMIT %(text_pool)s
 ),
+txt_scored AS (
+    SELECT p.id, p.cfg, sum(r.w * r.rank) AS score,
+           coalesce(sum(r.w) FILTER (WHERE r.rank > 0), 0) AS matched
+    FROM txt_pool p JOIN chunks c ON c.id = p.id
+    CROSS JOIN LATERAL (
+        SELECT t.w, ts_rank(c.tsv, t.q, 1) AS rank FROM terms t WHERE t.cfg = p.cfg
+        UNION ALL
+        SELECT l.w, ts_rank(c.lemma_tsv, l.q, 1) FROM lemma_terms l
+    ) r
+    GROUP BY p.id, p.cfg
+),
 txt AS (
-    SELECT id, score, row_number() OVER (ORDER BY score DESC, id) AS rank FROM (
-        SELECT p.id,
-               (SELECT coalesce(sum(t.w * ts_rank(c.tsv, t.q, 1)), 0)
-                FROM terms t WHERE t.cfg = p.cfg)
-             + (SELECT coalesce(sum(l.w * ts_rank(c.lemma_tsv, l.q, 1)), 0)
-                FROM lemma_terms l) AS score
-        FROM txt_pool p JOIN chunks c ON c.id = p.id
-    ) s
+    SELECT id, score,
+           matched / nullif((SELECT coalesce(sum(t.w), 0) FROM terms t WHERE t.cfg = s.cfg)
+                          + (SELECT coalesce(sum(l.w), 0) FROM lemma_terms l), 0) AS coverage,
+           row_number() OVER (ORDER BY score DESC, id) AS rank
+    FROM txt_scored s
     WHERE score > 0
     ORDER BY score DESC, id
     LIMIT %(candidates)s
@@ -105,7 +115,7 @@ txt AS (
 # websearch syntax: each chunk matched and ranked with the query parsed in its own language.
 _STRICT_TEXT_LEG = """
 txt AS (
-    SELECT id, score, row_number() OVER (ORDER BY score DESC, id) AS rank FROM (
+    SELECT id, score, 1.0 AS coverage, row_number() OVER (ORDER BY score DESC, id) AS rank FROM (
         SELECT c.id, ts_rank_cd(c.tsv, websearch_to_tsquery(mirage_text_config(c.lang),
                                                             %(text)s)) AS score
         FROM chunks c
@@ -122,7 +132,8 @@ fused AS (
     SELECT coalesce(v.id, t.id) AS id, v.similarity, v.rank AS vector_rank, t.rank AS text_rank,
            t.score AS text_score,
            %(wv)s * coalesce((v.similarity - vs.low) / nullif(vs.high - vs.low, 0), 0)
-         + %(wt)s * coalesce(t.score / nullif(ts.high, 0), 0) AS fused
+         + %(wt)s * coalesce(t.score / nullif(ts.high, 0)
+                             * sqrt(least(1, t.coverage / %(full_coverage)s)), 0) AS fused
     FROM vec v FULL JOIN txt t ON t.id = v.id
     CROSS JOIN (SELECT min(similarity) AS low, max(similarity) AS high FROM vec) vs
     CROSS JOIN (SELECT max(score) AS high FROM txt) ts

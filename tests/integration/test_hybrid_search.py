@@ -139,6 +139,29 @@ async def test_hybrid_fuses_the_legs_scores(seeded):
     assert [h["score"] for h in hits] == sorted((h["score"] for h in hits), reverse=True)
 
 
+async def test_a_text_match_of_few_query_words_counts_for_less(seeded):
+    """A full-text candidate holding little of the query's term weight (a question asked in
+    another language matches a word or two) is scaled down in the fusion; one holding most of
+    it is scaled to the best text candidate alone, as before."""
+    client, _ = seeded
+    hits = await search(client, {"query": "idle proxy sockets keepalive tomatoes", "limit": 10})
+    assert len(hits) == 9  # every chunk of the project: all of them are vector candidates
+    sims = [h["scores"]["vector"] for h in hits]
+    best_text = max(h["scores"]["text"] or 0 for h in hits)
+
+    def text_share(hit: dict) -> float:
+        """What the text leg added, over what 0.4 × its score scaled to the best would be."""
+        s = hit["scores"]
+        vector = 0.6 * (s["vector"] - min(sims)) / (max(sims) - min(sims))
+        return (hit["score"] - vector) / (0.4 * s["text"] / best_text)
+
+    errors = next(h for h in hits if CODE in h["content"])
+    tomatoes = next(h for h in hits if h["content"].startswith("Tomatoes"))
+    assert errors["scores"]["text_rank"] == 1 and tomatoes["scores"]["text_rank"] == 2
+    assert text_share(errors) == pytest.approx(1.0)
+    assert 0.2 < text_share(tomatoes) < 0.8
+
+
 async def test_rrf_fusion_on_request(seeded, database_url, local_embedder, tmp_path):
     settings = Settings.from_env({"MIRAGE_HOME": str(tmp_path), "MIRAGE_FUSION": "rrf"})
     settings = settings.with_overrides(database_url=database_url, api_keys=("k",))
