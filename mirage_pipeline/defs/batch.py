@@ -15,6 +15,7 @@ others go on; the run then fails, naming each failed document. A failure of the 
 import hashlib
 import time
 from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
@@ -105,15 +106,14 @@ def _prepare(mirage: MirageResource, stages: ParquetIOManager, key: str) -> _Doc
     return item
 
 
-def _finish(
-    context: dg.OpExecutionContext,
+def _vectors(
     mirage: MirageResource,
     stages: ParquetIOManager,
     item: _Document,
     embedding: Embedding,
     cached: set[str],
-) -> None:
-    """Write one document whose vectors are all in, and report its stages and checks."""
+) -> np.ndarray:
+    """The document's vectors, once all are in; their stage file and metadata."""
     embedder = mirage.get_embedder()
     vectors: np.ndarray = vectors_of(item.hashes, embedding.known, embedder.dimension)
     path = stages.write_stage("chunk_embeddings", item.key, vectors)
@@ -122,14 +122,17 @@ def _finish(
         **embedding_metadata(embedder, item.chunks, vectors, embedded),
         "path": str(path),
     }
-    index_meta, checks = write_index(mirage, item.raw, item.doc, item.chunks, vectors)
-    item.metadata["chunk_index"] = index_meta
+    return vectors
+
+
+def _report(context: dg.OpExecutionContext, item: _Document, checks: dict) -> None:
+    """The document's materializations (one per asset) and check results, under its partition."""
     for asset, metadata in item.metadata.items():
         context.log_event(
             dg.AssetMaterialization(
                 asset_key=asset,
                 partition=item.key,
-                metadata={**metadata, "partition_key": item.key, "run_documents": 1},
+                metadata={**metadata, "partition_key": item.key},
             )
         )
     for name, (passed, figures) in checks.items():
@@ -166,18 +169,37 @@ def index_documents(context: dg.OpExecutionContext, config: BatchConfig) -> None
         texts = {h: t for item in prepared for h, t in zip(item.hashes, item.texts, strict=True)}
         waiting = list(prepared)
         cached: set[str] = set()
+        # Documents are written by one writer thread while the embedder goes on with the next
+        # batch (the writes wait on PostgreSQL, the embedder on its own threads); their events
+        # are reported from this thread.
+        writes: list[tuple[_Document, Future]] = []
 
-        def write_ready(embedding: Embedding) -> None:
-            if not cached and not embedding.turns:
-                cached.update(embedding.known)
-            for item in [i for i in waiting if all(h in embedding.known for h in i.hashes)]:
-                waiting.remove(item)
+        def harvest(wait: bool) -> None:
+            for item, write in [w for w in writes if wait or w[1].done()]:
+                writes.remove((item, write))
                 with _document_failures(context, mirage, item.key, progress):
-                    _finish(context, mirage, stages, item, embedding, cached)
+                    item.metadata["chunk_index"], checks = write.result()
+                    _report(context, item, checks)
                     progress.done.append(item.key)
 
-        embedding = embed_missing(mirage, embedder, texts, on_batch=write_ready)
-        write_ready(embedding)
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="mirage-writer") as writer:
+
+            def write_ready(embedding: Embedding) -> None:
+                if not cached and not embedding.turns:
+                    cached.update(embedding.known)
+                for item in [i for i in waiting if all(h in embedding.known for h in i.hashes)]:
+                    waiting.remove(item)
+                    with _document_failures(context, mirage, item.key, progress):
+                        vectors = _vectors(mirage, stages, item, embedding, cached)
+                        write = writer.submit(
+                            write_index, mirage, item.raw, item.doc, item.chunks, vectors
+                        )
+                        writes.append((item, write))
+                harvest(wait=False)
+
+            embedding = embed_missing(mirage, embedder, texts, on_batch=write_ready)
+            write_ready(embedding)
+            harvest(wait=True)
     except Exception as exc:
         _give_up_or_retry(context, mirage, config.documents, progress, exc)
         raise

@@ -83,11 +83,11 @@ def test_add_wait_reaches_ready_then_searchable(pipeline_and_service, tmp_path):
     assert (docs / "garden" / "bees.md").is_file()
     assert "ready" in added.output and "#" * 20 in added.output  # the bar, full
     status = json.loads(
-        run(["documents", "status", "-p", "garden", "bees.md", "--json"], url).output
+        run(["documents", "status", "-p", "garden", "bees.md", "--json"], url).stdout
     )
     assert status["status"] == "ready" and status["chunk_count"] >= 1
     hits = json.loads(
-        run(["search", "-p", "garden", "when to open a beehive", "--json"], url).output
+        run(["search", "-p", "garden", "when to open a beehive", "--json"], url).stdout
     )
     assert hits[0]["document"]["filename"] == "bees.md"
 
