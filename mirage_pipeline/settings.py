@@ -47,7 +47,7 @@ class Settings:
     budgets: Budgets = field(default_factory=Budgets)  # what one document may cost
     max_run_seconds: int = 3 * 3600  # one indexing run, whatever it does
     embed_batch: int = 32  # texts embedded per turn of the shared embedder
-    batch_documents: int = 50  # documents one indexing run takes at most
+    batch_documents: int = 100  # documents one indexing run takes at most
     batch_bytes: int = 16 * 1024 * 1024  # and their files' bytes (a bigger file runs alone)
     query_embed_timeout: float = 4.0  # seconds a search waits for its query's vector
     request_body_timeout: float = 30.0  # seconds the service waits for more of a request body
@@ -91,7 +91,7 @@ class Settings:
             * _positive_int("MIRAGE_MAX_RUN_MINUTES", env.get("MIRAGE_MAX_RUN_MINUTES"), 180),
             embed_batch=_positive_int("MIRAGE_EMBED_BATCH", env.get("MIRAGE_EMBED_BATCH"), 32),
             batch_documents=_positive_int(
-                "MIRAGE_BATCH_DOCUMENTS", env.get("MIRAGE_BATCH_DOCUMENTS"), 50
+                "MIRAGE_BATCH_DOCUMENTS", env.get("MIRAGE_BATCH_DOCUMENTS"), 100
             ),
             batch_bytes=1024
             * 1024

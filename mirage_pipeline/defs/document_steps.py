@@ -25,7 +25,6 @@ from mirage_pipeline.parsing import ParsedDocument, ParseError, file_type_of, lo
 from mirage_pipeline.parsing import parse_document as parse_bytes
 from mirage_pipeline.parsing.budgets import check_chunks, check_file_size
 from mirage_pipeline.store.cache import cached_embeddings, store_embeddings
-from mirage_pipeline.store.checks import document_checks
 from mirage_pipeline.store.documents import replace_chunks, start_document
 from mirage_pipeline.store.embedder_turns import embedder_turn
 
@@ -216,8 +215,9 @@ def write_index(
     chunks: list[Chunk],
     vectors: np.ndarray,
 ) -> tuple[Metadata, dict[str, tuple[bool, Metadata]]]:
-    """Swap the document's chunks and vectors in, in one transaction; returns the metadata and
-    the results of the checks of the table the query service reads."""
+    """Swap the document's chunks and vectors in, in one transaction that commits only if the
+    checks of the table the query service reads pass (`ChecksFailed` otherwise: the previous
+    rows stay); returns the metadata and the checks' results."""
     started = time.perf_counter()
     index = mirage.prepare_index()
     metadata: Metadata = {"title": doc.title, "format": doc.format, **doc.metadata}
@@ -225,6 +225,7 @@ def write_index(
         metadata["pages"] = doc.pages
     if doc.skipped:
         metadata["skipped"] = doc.skipped
+    window = mirage.get_embedder().max_tokens
     with mirage.connection() as conn:
         chunk_vectors, part_vectors = split_vectors(chunks, vectors)
         written = replace_chunks(
@@ -236,9 +237,8 @@ def write_index(
             embeddings=chunk_vectors,
             part_embeddings=part_vectors,
             metadata=metadata,
+            checked_window=window,  # a failed check rolls the write back
         )
-        window = mirage.get_embedder().max_tokens
-        checks = document_checks(conn, index, raw.document_id, window)
     return {
         "chunks": written.total,
         "rows_kept": written.kept,
@@ -250,4 +250,4 @@ def write_index(
         "dimension": index.dimension,
         "index_id": index.id,
         "seconds": round(time.perf_counter() - started, 3),
-    }, checks
+    }, written.checks

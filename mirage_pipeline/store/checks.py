@@ -17,6 +17,23 @@ CHECKS = {
 }
 
 
+class ChecksFailed(Exception):
+    """New rows that failed a check: their transaction is rolled back, the previous rows stay."""
+
+    def __init__(self, results: dict[str, tuple[bool, dict[str, Any]]]) -> None:
+        self.results = results
+        failed = [
+            f"{name} ({', '.join(f'{k} {v}' for k, v in figures.items())})"
+            for name, (passed, figures) in results.items()
+            if not passed
+        ]
+        super().__init__(
+            "the new chunks failed the index checks: "
+            + "; ".join(failed)
+            + " — the previous version of the document stays searchable"
+        )
+
+
 def document_checks(
     conn: psycopg.Connection, index: EmbeddingIndex, document_id: uuid.UUID, window: int
 ) -> dict[str, tuple[bool, dict[str, Any]]]:

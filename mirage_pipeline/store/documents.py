@@ -13,6 +13,7 @@ from pgvector.psycopg import register_vector
 from psycopg.types.json import Jsonb
 
 from mirage_pipeline.chunking import Chunk
+from mirage_pipeline.store.checks import ChecksFailed, document_checks
 from mirage_pipeline.store.parts import write_parts
 from mirage_pipeline.store.schema import EmbeddingIndex
 from mirage_pipeline.store.vector_forms import stored_vectors
@@ -87,6 +88,7 @@ def replace_chunks(
     embeddings: np.ndarray,
     metadata: dict[str, Any],
     part_embeddings: np.ndarray | None = None,
+    checked_window: int | None = None,
 ) -> ChunkWrite:
     """Make the document's chunks in `index` the given ones and mark it `ready`, in one
     transaction: a search sees either all of the old chunks or all of the new ones.
@@ -96,6 +98,9 @@ def replace_chunks(
     Only new texts are inserted and only vanished ones deleted, so re-indexing an edited book
     rewrites a few rows, not all of them (and the HNSW and full-text indexes with them).
     `part_embeddings`: the vectors of the chunks' sentence windows (store.parts), if embedded.
+    `checked_window`: run the checks of `store.checks` (with this token window) before the
+    transaction commits; if one fails, raise `ChecksFailed` and roll back, so the rows search
+    reads are never ones that failed a check. The results are on the returned `ChunkWrite`.
     """
     if len(chunks) != len(embeddings):
         raise ValueError(f"{len(chunks)} chunks but {len(embeddings)} embeddings")
@@ -148,11 +153,19 @@ def replace_chunks(
             " metadata = %s, indexed_at = now(), updated_at = now() WHERE id = %s",
             (len(chunks), Jsonb(metadata), document_id),
         )
+        checks = (
+            document_checks(conn, index, document_id, checked_window)
+            if checked_window is not None
+            else {}
+        )
+        if not all(passed for passed, _ in checks.values()):
+            raise ChecksFailed(checks)  # leaves the transaction: rolled back
     return ChunkWrite(
         kept=len(chunks) - len(plan.move) - len(plan.insert),
         moved=len(plan.move),
         inserted=len(plan.insert),
         deleted=len(plan.delete),
+        checks=checks,
     )
 
 
@@ -164,6 +177,7 @@ class ChunkWrite:
     moved: int
     inserted: int
     deleted: int
+    checks: dict[str, tuple[bool, dict[str, Any]]] = field(default_factory=dict)
 
     @property
     def total(self) -> int:

@@ -15,6 +15,7 @@ from mirage_pipeline.store import (
     prepare_database,
     read_embedding_indexes,
 )
+from mirage_pipeline.store.checks import ChecksFailed
 from mirage_pipeline.store.documents import connect, replace_chunks, start_document
 
 pytestmark = pytest.mark.integration
@@ -323,3 +324,37 @@ def test_an_index_of_raw_vectors_is_converted_to_its_models_form_in_place(
     assert np.allclose([r[0].to_numpy() for r in stored], expected, atol=1e-5)
     expected_parts = center_passages(raw_parts, ["ru", "ru", "en", "en"], model, FORM)
     assert np.allclose([r[0].to_numpy() for r in parts], expected_parts, atol=2e-3)
+
+
+def test_a_write_that_fails_a_check_is_rolled_back_and_the_old_rows_stay(database_url: str):
+    index = prepare_database(database_url, "local:multilingual-e5-small", 384)
+    with connect(database_url) as conn:
+        pid, doc = new_document(conn)
+        good = replace_chunks(
+            conn,
+            index=index,
+            document_id=doc,
+            project_id=pid,
+            chunks=chunks(3, "good"),
+            embeddings=vectors(3, 384),
+            metadata={"title": "Good"},
+            checked_window=512,
+        )
+        assert good.checks and all(passed for passed, _ in good.checks.values())
+        too_long = [dataclasses.replace(c, tokens=900) for c in chunks(2, "long")]
+        with pytest.raises(ChecksFailed) as failed:
+            replace_chunks(
+                conn,
+                index=index,
+                document_id=doc,
+                project_id=pid,
+                chunks=too_long,
+                embeddings=vectors(2, 384, seed=1),
+                metadata={"title": "Long"},
+                checked_window=512,
+            )
+        assert "no_chunk_over_window (max_tokens 900, window 512)" in str(failed.value)
+        assert "previous version of the document stays searchable" in str(failed.value)
+        contents = [r[0] for r in conn.execute("SELECT content FROM chunks ORDER BY position")]
+        title = conn.execute("SELECT metadata->>'title' FROM documents").fetchone()[0]
+    assert contents == ["good 0", "good 1", "good 2"] and title == "Good"

@@ -56,4 +56,4 @@ def test_batch_limits_come_from_the_environment():
     s = settings(documents=7, megabytes=3)
     assert (s.batch_documents, s.batch_bytes) == (7, 3 * MB)
     default = Settings.from_env({})
-    assert (default.batch_documents, default.batch_bytes) == (50, 16 * MB)
+    assert (default.batch_documents, default.batch_bytes) == (100, 16 * MB)
