@@ -26,8 +26,9 @@ class MirageResource(dg.ConfigurableResource):
     database_url: str | None = None
     embedder: str | None = None
     ollama_host: str | None = None
-    # A file is indexed once unchanged for a sensor tick, or this many seconds old.
-    settle_seconds: float = 2.0
+    # A file is indexed once unchanged for this long (the sensor waits out the rest of the
+    # window within its tick for a file saved a moment ago).
+    settle_seconds: float = 1.0
 
     def setup_for_execution(self, context: dg.InitResourceContext) -> None:
         """In a run, load the embedder and bind the index in the background while Dagster

@@ -5,7 +5,8 @@ what a crash left behind (`healing.py`).
 
 Its cursor remembers, per document key, the file's size:mtime signature and content hash, so a
 restart resumes where it was, a `touch` costs no run, and only a real change re-indexes. A file
-is picked up once it is stable: unchanged since the previous tick, or older than a few seconds.
+is picked up once it is stable: unchanged for `settle_seconds` (1 s) — by its mtime, by waiting
+out the rest of that window within the tick, or since the previous tick.
 """
 
 from __future__ import annotations
@@ -121,7 +122,7 @@ def documents_sensor(
     known = set(context.instance.get_dynamic_partitions(documents_partitions.name))
     scan = scan_folder(root)
     files = scan.files
-    now = time.time()
+    quiet = _quiet_files(root, files, before, known, mirage.settle_seconds)
     wanted: list[Wanted] = []
     to_add: list[str] = []
     pending: list[DocumentFile] = []
@@ -130,9 +131,7 @@ def documents_sensor(
         if previous and previous["sig"] == f.signature and f.key in known:
             after.files[f.key] = previous
             continue
-        settled = before.unstable.get(f.key) == f.signature or (
-            now - f.mtime_ns / 1e9 >= mirage.settle_seconds
-        )
+        settled = before.unstable.get(f.key) == f.signature or f.key in quiet
         if not settled:  # still being written (or just copied): look again next tick
             after.unstable[f.key] = f.signature
             if previous:
@@ -206,6 +205,40 @@ def documents_sensor(
     return dg.SensorResult(
         run_requests=runs, dynamic_partitions_requests=requests, cursor=after.dump()
     )
+
+
+def _quiet_files(
+    root: Path,
+    files: list[DocumentFile],
+    before: FolderState,
+    known: set[str],
+    settle_seconds: float,
+) -> set[str]:
+    """Keys of the new or changed files that have been unchanged for `settle_seconds`: by
+    their mtime, or — for a file younger than that — by waiting out the rest of the window in
+    this tick and finding its size and mtime the same (a note saved a moment ago is requested
+    now, not a tick later; a file still being copied keeps changing and waits)."""
+    now = time.time()
+    fresh = [
+        f
+        for f in files
+        if not ((prev := before.files.get(f.key)) and prev["sig"] == f.signature and f.key in known)
+        and before.unstable.get(f.key) != f.signature
+    ]
+    quiet = {f.key for f in fresh if now - f.mtime_ns / 1e9 >= settle_seconds}
+    young = [f for f in fresh if f.key not in quiet]
+    if not young:
+        return quiet
+    oldest_wait = max(settle_seconds - (now - f.mtime_ns / 1e9) for f in young)
+    time.sleep(min(settle_seconds, max(0.0, oldest_wait)) + 0.05)
+    for f in young:
+        try:
+            st = os.lstat(root / f.key)
+        except OSError:
+            continue
+        if f"{st.st_size}:{st.st_mtime_ns}" == f.signature:
+            quiet.add(f.key)
+    return quiet
 
 
 def _requested_reindexes(mirage: MirageResource, keys: set[str], already: set[str]) -> list[Wanted]:

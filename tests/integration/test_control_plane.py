@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import asyncio
 import shutil
+import threading
+import time
 from pathlib import Path
 
 import dagster as dg
@@ -201,18 +203,42 @@ def test_an_embedder_that_stays_down_ends_in_error(setup, fake, database_url, tm
 
 def test_files_being_written_wait_until_settled(setup, database_url, tmp_path):
     docs, mirage, instance = setup
-    (docs / "demo" / "big.md").write_text("# Big\n\npart one\n", encoding="utf-8")
+    big = docs / "demo" / "big.md"
+    big.write_text("# Big\n\npart one\n", encoding="utf-8")
     (docs / "demo" / "book.pdf.part").write_bytes(b"%PDF-1.4 half")
     (docs / "demo" / "~$draft.md").write_text("lock file")
-    first = run_sensor(instance, mirage, None)
-    assert first.run_requests == []  # just written: not yet settled
-    (docs / "demo" / "big.md").write_text("# Big\n\npart one\n\npart two\n", encoding="utf-8")
-    second = run_sensor(instance, mirage, first.cursor)
-    assert second.run_requests == []  # still changing
+    stop = threading.Event()
+
+    def keep_writing() -> None:  # a slow copy: a few bytes every 0.2 s
+        with big.open("a", encoding="utf-8") as out:
+            while not stop.wait(0.2):
+                out.write("more text\n")
+                out.flush()
+
+    writer = threading.Thread(target=keep_writing)
+    writer.start()
+    try:
+        first = run_sensor(instance, mirage, None)
+        assert first.run_requests == []  # changed during the settle window
+        second = run_sensor(instance, mirage, first.cursor)
+        assert second.run_requests == []  # still changing
+    finally:
+        stop.set()
+        writer.join()
     third = run_sensor(instance, mirage, second.cursor)
-    assert requested_keys(third) == ["demo/big.md"]
+    assert requested_keys(third) == ["demo/big.md"]  # quiet for a second: taken
     assert rows(database_url, "SELECT path, status FROM documents") == [("big.md", "pending")]
     assert rows(database_url, "SELECT name FROM projects") == [("demo",)]
+
+
+def test_a_note_saved_a_moment_ago_is_requested_by_the_same_tick(setup):
+    docs, mirage, instance = setup
+    (docs / "demo" / "note.md").write_text("# Note\n\nJust saved.\n", encoding="utf-8")
+    started = time.monotonic()
+    tick = run_sensor(instance, mirage, None)
+    assert requested_keys(tick) == ["demo/note.md"]
+    # the tick waited out the rest of the settle window, no more
+    assert mirage.settle_seconds * 0.8 <= time.monotonic() - started < 10
 
 
 def test_a_second_model_gets_its_own_index(setup, database_url, tmp_path, local_embedder):
