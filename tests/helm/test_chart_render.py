@@ -134,6 +134,13 @@ def test_workloads_roll_when_their_config_changes(render):
     assert before["checksum/instance"] != after["checksum/instance"]
 
 
+def test_the_daemon_runs_with_a_one_second_sensor_loop(render):
+    daemon = find(render(), "Deployment", f"{RELEASE}-dagster-daemon")
+    command = daemon["spec"]["template"]["spec"]["containers"][0]["command"]
+    assert command[:3] == ["python", "-m", "mirage_pipeline.dagster_daemon"]
+    assert command[3] == "run"
+
+
 def test_default_install_has_every_part(render):
     kinds = {(m["kind"], m["metadata"]["name"]) for m in render()}
     for expected in [
@@ -247,14 +254,19 @@ def test_helm_lint_strict_finds_no_warning_or_error(helm):
 
 
 def test_budgets_and_run_monitoring_reach_the_pods_and_dagster(render):
-    manifests = render({"mirage": {"budgets": {"maxPages": 100, "maxChunks": 5000}}})
+    budgets = {"maxPages": 100, "maxChunks": 5000, "batchDocuments": 20}
+    manifests = render({"mirage": {"budgets": budgets}})
     env = [m for m in manifests if m["kind"] == "ConfigMap" and "MIRAGE_HOME" in m["data"]]
     data = env[0]["data"]
     assert data["MIRAGE_MAX_PAGES"] == "100" and data["MIRAGE_MAX_CHUNKS"] == "5000"
+    assert data["MIRAGE_BATCH_DOCUMENTS"] == "20" and "MIRAGE_BATCH_MB" not in data
     assert data["MIRAGE_EMBED_CONCURRENCY"] == "2"
     assert "MIRAGE_MAX_FILE_MB" not in data  # unset: miRAGe's default
     instance = next(
         m for m in manifests if m["kind"] == "ConfigMap" and "dagster.yaml" in m.get("data", {})
     )
-    monitoring = yaml.safe_load(instance["data"]["dagster.yaml"])["run_monitoring"]
+    config = yaml.safe_load(instance["data"]["dagster.yaml"])
+    monitoring = config["run_monitoring"]
     assert monitoring["enabled"] and monitoring["free_slots_after_run_end_seconds"] > 0
+    assert config["run_coordinator"]["config"]["dequeue_interval_seconds"] == 1
+    assert config["retention"]["sensor"]["purge_after_days"]["skipped"] == 1
