@@ -148,6 +148,15 @@ def _report(context: dg.OpExecutionContext, item: _Document, checks: dict) -> No
         )
 
 
+def _write_and_report(
+    context: dg.OpExecutionContext, mirage: MirageResource, item: _Document, vectors: np.ndarray
+) -> None:
+    item.metadata["chunk_index"], checks = write_index(
+        mirage, item.raw, item.doc, item.chunks, vectors
+    )
+    _report(context, item, checks)
+
+
 @dg.op(
     name=BATCH_OP,
     retry_policy=RETRY_POLICY,
@@ -169,17 +178,16 @@ def index_documents(context: dg.OpExecutionContext, config: BatchConfig) -> None
         texts = {h: t for item in prepared for h, t in zip(item.hashes, item.texts, strict=True)}
         waiting = list(prepared)
         cached: set[str] = set()
-        # Documents are written by one writer thread while the embedder goes on with the next
-        # batch (the writes wait on PostgreSQL, the embedder on its own threads); their events
-        # are reported from this thread.
+        # Documents are written, and their events reported, by one writer thread while the
+        # embedder goes on with the next batch (both mostly wait: on PostgreSQL, on the
+        # embedder's own threads); failures are handled here, in the step's thread.
         writes: list[tuple[_Document, Future]] = []
 
         def harvest(wait: bool) -> None:
             for item, write in [w for w in writes if wait or w[1].done()]:
                 writes.remove((item, write))
                 with _document_failures(context, mirage, item.key, progress):
-                    item.metadata["chunk_index"], checks = write.result()
-                    _report(context, item, checks)
+                    write.result()
                     progress.done.append(item.key)
 
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="mirage-writer") as writer:
@@ -191,9 +199,7 @@ def index_documents(context: dg.OpExecutionContext, config: BatchConfig) -> None
                     waiting.remove(item)
                     with _document_failures(context, mirage, item.key, progress):
                         vectors = _vectors(mirage, stages, item, embedding, cached)
-                        write = writer.submit(
-                            write_index, mirage, item.raw, item.doc, item.chunks, vectors
-                        )
+                        write = writer.submit(_write_and_report, context, mirage, item, vectors)
                         writes.append((item, write))
                 harvest(wait=False)
 
