@@ -148,6 +148,17 @@ def _report(context: dg.OpExecutionContext, item: _Document, checks: dict) -> No
         )
 
 
+def _pooled_event_log(instance: dg.DagsterInstance) -> None:
+    """A batched run writes ~9 events per document, and Dagster's PostgreSQL event log opens a
+    new connection for each (NullPool): a server process forked per event, CPU the embedder
+    needs. Keep a small pool for the run instead, as Dagster's webserver does."""
+    storage = instance.event_log_storage
+    if type(storage).__name__ == "PostgresEventLogStorage" and hasattr(
+        storage, "optimize_for_webserver"
+    ):
+        storage.optimize_for_webserver(statement_timeout=0, pool_recycle=3600, max_overflow=4)
+
+
 def _write_and_report(
     context: dg.OpExecutionContext, mirage: MirageResource, item: _Document, vectors: np.ndarray
 ) -> None:
@@ -169,6 +180,7 @@ def index_documents(context: dg.OpExecutionContext, config: BatchConfig) -> None
     stages: ParquetIOManager = context.resources.io_manager
     started = time.perf_counter()
     progress = _Progress()
+    _pooled_event_log(context.instance)
     try:
         embedder = mirage.get_embedder()
         prepared: list[_Document] = []

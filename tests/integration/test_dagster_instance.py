@@ -9,8 +9,11 @@ import dagster as dg
 import pytest
 
 from mirage_pipeline.defs.assets import document_assets
+from mirage_pipeline.defs.batch import Wanted, batch_requests
 from mirage_pipeline.defs.resources import MirageResource
 from mirage_pipeline.embedded_postgres import ensure_database, with_database
+from mirage_pipeline.settings import Settings
+from tests.support.batches import run_batch
 
 pytestmark = pytest.mark.integration
 REPO = Path(__file__).resolve().parents[2]
@@ -55,3 +58,20 @@ def test_dagster_yaml_runs_on_postgres(postgres, database_url, tmp_path, monkeyp
         event = instance.get_latest_materialization_event(dg.AssetKey("chunk_index"))
         assert event is not None
         assert event.asset_materialization.metadata["chunks"].value == 1
+
+        # a batched run on the same instance: its events go through a pooled engine, not a
+        # connection per event, and land per document in PostgreSQL
+        (docs / "b.md").write_text("# B\n\nThe text of B.\n", encoding="utf-8")
+        instance.add_dynamic_partitions("documents", ["demo/b.md"])
+        wanted = [Wanted("demo/a.md", "a2"), Wanted("demo/b.md", "b1")]
+        (request,) = batch_requests(wanted, Settings.from_env())
+        mirage = MirageResource(
+            documents_dir=str(tmp_path / "documents"), database_url=database_url
+        )
+        batch, outcome = run_batch(instance, mirage, request, tmp_path / "storage")
+        assert batch.success and outcome == {"demo/a.md": True, "demo/b.md": True}
+        assert type(instance.event_log_storage._engine.pool).__name__ != "NullPool"
+        assert instance.get_materialized_partitions(dg.AssetKey("chunk_index")) == {
+            "demo/a.md",
+            "demo/b.md",
+        }
