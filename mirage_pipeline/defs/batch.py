@@ -14,10 +14,11 @@ others go on; the run then fails, naming each failed document. A failure of the 
 
 import hashlib
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import Any
 
 import dagster as dg
 import numpy as np
@@ -37,11 +38,11 @@ from mirage_pipeline.defs.document_steps import (
     write_index,
 )
 from mirage_pipeline.defs.failures import (
-    MAX_RETRIES,
+    FILE_GONE,
     RETRY_POLICY,
     TRANSIENT,
-    Cause,
     cause_of_exception,
+    final_cause,
     record_failure,
 )
 from mirage_pipeline.defs.io_managers import ParquetIOManager
@@ -85,9 +86,7 @@ def _document_failures(
     except Exception as exc:
         cause = cause_of_exception(exc)
         outcome = record_failure(mirage, key, cause.message, exc)
-        progress.failed[key] = (
-            "the file is gone; its document with it" if outcome == "vanished" else cause.message
-        )
+        progress.failed[key] = FILE_GONE if outcome == "vanished" else cause.message
         context.log.error(f"{key}: {progress.failed[key]}")
 
 
@@ -111,13 +110,12 @@ def _vectors(
     stages: ParquetIOManager,
     item: _Document,
     embedding: Embedding,
-    cached: set[str],
 ) -> np.ndarray:
     """The document's vectors, once all are in; their stage file and metadata."""
     embedder = mirage.get_embedder()
     vectors: np.ndarray = vectors_of(item.hashes, embedding.known, embedder.dimension)
     path = stages.write_stage("chunk_embeddings", item.key, vectors)
-    embedded = sum(1 for h in set(item.hashes) if h not in cached)
+    embedded = sum(1 for h in set(item.hashes) if h not in embedding.cached)
     item.metadata["chunk_embeddings"] = {
         **embedding_metadata(embedder, item.chunks, vectors, embedded),
         "path": str(path),
@@ -189,7 +187,6 @@ def index_documents(context: dg.OpExecutionContext, config: BatchConfig) -> None
                 prepared.append(_prepare(mirage, stages, key))
         texts = {h: t for item in prepared for h, t in zip(item.hashes, item.texts, strict=True)}
         waiting = list(prepared)
-        cached: set[str] = set()
         # Documents are written, and their events reported, by one writer thread while the
         # embedder goes on with the next batch (both mostly wait: on PostgreSQL, on the
         # embedder's own threads); failures are handled here, in the step's thread.
@@ -205,12 +202,10 @@ def index_documents(context: dg.OpExecutionContext, config: BatchConfig) -> None
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="mirage-writer") as writer:
 
             def write_ready(embedding: Embedding) -> None:
-                if not cached and not embedding.turns:
-                    cached.update(embedding.known)
                 for item in [i for i in waiting if all(h in embedding.known for h in i.hashes)]:
                     waiting.remove(item)
                     with _document_failures(context, mirage, item.key, progress):
-                        vectors = _vectors(mirage, stages, item, embedding, cached)
+                        vectors = _vectors(mirage, stages, item, embedding)
                         write = writer.submit(_write_and_report, context, mirage, item, vectors)
                         writes.append((item, write))
                 harvest(wait=False)
@@ -244,13 +239,9 @@ def _give_up_or_retry(
 ) -> None:
     """A failure of the machine is retried (the step raises again); once retries are spent, or
     for anything else, every document not yet done ends `error` with the cause."""
-    attempt = context.retry_number + 1
-    if isinstance(exc, TRANSIENT) and attempt <= MAX_RETRIES:
-        context.log.warning(f"attempt {attempt} failed ({exc}); retrying")
+    cause = final_cause(context, exc)
+    if cause is None:
         return
-    cause = cause_of_exception(exc)
-    if isinstance(exc, TRANSIENT):
-        cause = Cause(f"{cause.reason} (gave up after {attempt} attempts)", cause.machine)
     for key in keys:
         if key not in progress.done and key not in progress.failed:
             record_failure(mirage, key, cause.message, exc)
@@ -270,7 +261,12 @@ def index_batch() -> None:
 
 def batch_documents(run: dg.DagsterRun) -> list[str]:
     """The document keys a batched run indexes (from its config)."""
-    ops = (run.run_config or {}).get("ops", {})
+    return config_documents(run.run_config)
+
+
+def config_documents(run_config: Mapping[str, Any] | None) -> list[str]:
+    """The document keys a run config of `index_batch` lists (none for another job's)."""
+    ops = (run_config or {}).get("ops", {})
     return list(ops.get(BATCH_OP, {}).get("config", {}).get("documents", []))
 
 

@@ -149,6 +149,7 @@ class Embedding:
     """Vectors by text hash, gathered from the cache and the embedder across documents."""
 
     known: dict[str, np.ndarray]
+    cached: frozenset[str] = frozenset()  # the hashes the cache answered
     embedded: int = 0
     seconds: float = 0.0
     turns: int = 0
@@ -168,7 +169,8 @@ def embed_missing(
     settings = mirage.settings()
     with mirage.store_connection() as conn:
         conn.autocommit = True
-        result = Embedding(cached_embeddings(conn, embedder.name, list(texts)))
+        known = cached_embeddings(conn, embedder.name, list(texts))
+        result = Embedding(known, frozenset(known))
         todo = [h for h in texts if h not in result.known]
         if on_batch is not None:
             on_batch(result)

@@ -29,6 +29,7 @@ RETRY_POLICY = dg.RetryPolicy(
 TRANSIENT = (EmbedderUnavailable, psycopg.OperationalError, ConnectionError, TimeoutError)
 # Ends every reason the documents sensor retries by itself (healing.py looks for it).
 RETRIED = "; miRAGe retries by itself once this is fixed"
+FILE_GONE = "the file is gone; its document with it"
 
 _ERRNO = re.compile(r"\[Errno (\d+)\] ([^:]*)(?::\s*'?(.*?)'?)?$")
 _MACHINE_ERRNOS = {errno.EROFS, errno.ENOSPC, errno.EDQUOT, errno.EACCES, errno.EPERM,
@@ -125,24 +126,34 @@ def _first_line(exc: BaseException) -> str:
     return (str(exc).strip().splitlines() or [""])[0]
 
 
+def final_cause(
+    context: dg.OpExecutionContext | dg.AssetExecutionContext, exc: Exception
+) -> Cause | None:
+    """None when the step should be retried (a failure of the machine, retries left: it logs
+    so); else the cause to record, saying how many attempts a transient failure outlived."""
+    attempt = context.retry_number + 1
+    transient = isinstance(exc, TRANSIENT)
+    if transient and attempt <= MAX_RETRIES:
+        context.log.warning(f"attempt {attempt} failed ({exc}); retrying")
+        return None
+    cause = cause_of_exception(exc)
+    if transient:
+        cause = Cause(f"{cause.reason} (gave up after {attempt} attempts)", cause.machine)
+    return cause
+
+
 @contextmanager
 def failures_recorded(context: dg.AssetExecutionContext, mirage: MirageResource) -> Iterator[None]:
     """Run a step; on failure decide between a retry and a recorded `error`."""
     try:
         yield
     except Exception as exc:
-        transient = isinstance(exc, TRANSIENT)
-        attempt = context.retry_number + 1
-        if transient and attempt <= MAX_RETRIES:
-            context.log.warning(f"attempt {attempt} failed ({exc}); retrying")
+        cause = final_cause(context, exc)
+        if cause is None:
             raise
-        cause = cause_of_exception(exc)
-        if transient:
-            cause = Cause(f"{cause.reason} (gave up after {attempt} attempts)", cause.machine)
         if record_failure(mirage, context.partition_key, cause.message, exc) == "vanished":
             raise dg.Failure(
-                description=f"{context.partition_key}: the file is gone; its document with it",
-                allow_retries=False,
+                description=f"{context.partition_key}: {FILE_GONE}", allow_retries=False
             ) from exc
         raise dg.Failure(
             description=f"{context.partition_key}: {cause.message}", allow_retries=False
@@ -180,6 +191,7 @@ def file_exists(mirage: MirageResource, key: str) -> bool:
 
 
 __all__ = [
+    "FILE_GONE",
     "MAX_RETRIES",
     "RETRIED",
     "RETRY_POLICY",
@@ -188,5 +200,6 @@ __all__ = [
     "cause_of_error_info",
     "cause_of_exception",
     "failures_recorded",
+    "final_cause",
     "record_failure",
 ]

@@ -128,7 +128,7 @@ def documents_sensor(
     pending: list[DocumentFile] = []
     for f in files:
         previous = before.files.get(f.key)
-        if previous and previous["sig"] == f.signature and f.key in known:
+        if _unchanged(f, before, known):
             after.files[f.key] = previous
             continue
         settled = before.unstable.get(f.key) == f.signature or f.key in quiet
@@ -207,6 +207,12 @@ def documents_sensor(
     )
 
 
+def _unchanged(f: DocumentFile, before: FolderState, known: set[str]) -> bool:
+    """The file has the signature the cursor knows, and its partition: nothing to do."""
+    previous = before.files.get(f.key)
+    return bool(previous and previous["sig"] == f.signature and f.key in known)
+
+
 def _quiet_files(
     root: Path,
     files: list[DocumentFile],
@@ -222,8 +228,7 @@ def _quiet_files(
     fresh = [
         f
         for f in files
-        if not ((prev := before.files.get(f.key)) and prev["sig"] == f.signature and f.key in known)
-        and before.unstable.get(f.key) != f.signature
+        if not _unchanged(f, before, known) and before.unstable.get(f.key) != f.signature
     ]
     quiet = {f.key for f in fresh if now - f.mtime_ns / 1e9 >= settle_seconds}
     young = [f for f in fresh if f.key not in quiet]

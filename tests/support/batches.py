@@ -7,17 +7,16 @@ from pathlib import Path
 
 import dagster as dg
 
-from mirage_pipeline.defs.batch import index_batch
+from mirage_pipeline.defs.batch import config_documents, index_batch
 from mirage_pipeline.defs.io_managers import ParquetIOManager
 from mirage_pipeline.defs.resources import MirageResource
-from mirage_pipeline.names import BATCH_OP
 
 
 def documents_of(request: dg.RunRequest) -> list[str]:
     """The document keys one run request indexes."""
     if request.partition_key:
         return [request.partition_key]
-    return list(request.run_config["ops"][BATCH_OP]["config"]["documents"])
+    return config_documents(request.run_config)
 
 
 def requested_keys(requests: Sequence[dg.RunRequest] | dg.SensorResult) -> list[str]:
