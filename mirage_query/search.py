@@ -35,7 +35,9 @@ TEXT_POOL = 200
 PICK_ROWS = 1500
 HEADLINE_OPTIONS = "MaxFragments=2, MaxWords=24, MinWords=8, FragmentDelimiter=\x1e"
 _FRAGMENT_DELIMITER = "\x1e"
-# websearch syntax the user meant: "phrases", -exclusions, or OR; then the query is taken as is.
+# websearch syntax the user may have meant: "phrases", -exclusions, or OR. The chunks matching
+# the query as written then rank ahead, their text score times EXACT_BOOST (search_sql.py).
+EXACT_BOOST = 2.0
 _STRICT_SYNTAX = re.compile(r'"|(^|\s)-\w|\sor\s', re.IGNORECASE)
 
 # Each word of the query in every configuration the index uses, and whether the query's own
@@ -189,6 +191,7 @@ def search_statement(
         "wv": 1.0 - plan.text_weight if plan.fusion == "score" else 1.0,
         "wt": plan.text_weight,
         "full_coverage": FULL_COVERAGE,
+        "exact_boost": EXACT_BOOST,
         "threshold": plan.threshold,
         "headline": HEADLINE_OPTIONS,
         "limit": plan.limit,
@@ -235,7 +238,7 @@ async def search_hybrid(
     `stats`: the index's term statistics (IndexStatsCache), for the full-text leg."""
     stats = stats or IndexStats()
     terms = None
-    if plan.mode != "vector" and not plan.strict:
+    if plan.mode != "vector":
         terms = await query_terms(conn, clean_query(plan.query), stats)
     statement, params = search_statement(
         index, project_id, plan, query_vector, terms, stats.configs

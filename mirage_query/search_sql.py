@@ -7,8 +7,10 @@
   candidates from the chunks' own HNSW index instead (filters are on chunk rows).
 - **Full-text leg**: chunks holding an informative lexeme of the query (in the chunk's own
   language configuration) or one of its Russian lemmas; each scored as Σ idf × ts_rank over
-  the query's lexemes and lemmas (BM25's shape; weights from `term_stats`). A query in
-  websearch syntax ("phrase", -word, or) is taken as written and ranked with `ts_rank_cd`.
+  the query's lexemes and lemmas (BM25's shape; weights from `term_stats`). A query written
+  in websearch syntax ("phrase", -word, OR) is ranked the same way, and the chunks that match
+  it as written rank ahead (EXACT_BOOST, full coverage): the syntax re-ranks, it never empties
+  a result — a question about `dpkg-buildpackage -us -uc` or "this or that" is still a question.
 - **Fusion**: score-aware by default — the vector leg's similarities min-max scaled over its
   candidates, the text leg's scores scaled by their maximum and by the share of the query's
   term weight the chunk holds (its coverage: see FULL_COVERAGE in search.py), combined with
@@ -81,7 +83,7 @@ txt_matches AS (
     SELECT c.id, mirage_text_config(c.lang), ts_rank(c.lemma_tsv, %(l_pick)s::tsquery)
     FROM chunks c
     WHERE c.index_id = {index_id} AND c.project_id = %(project_id)s {filters}
-      AND c.lemma_tsv @@ %(l_pick)s::tsquery
+      AND c.lemma_tsv @@ %(l_pick)s::tsquery{exact_pick}
 ),
 txt_pool AS (
     SELECT id, max(cfg::text)::regconfig AS cfg
@@ -92,7 +94,8 @@ txt_pool AS (
 ),
 txt_scored AS (
     SELECT p.id, p.cfg, sum(r.w * r.rank) AS score,
-           coalesce(sum(r.w) FILTER (WHERE r.rank > 0), 0) AS matched
+           coalesce(sum(r.w) FILTER (WHERE r.rank > 0), 0) AS matched,
+           bool_and({exact_match}) AS exact
     FROM txt_pool p JOIN chunks c ON c.id = p.id
     CROSS JOIN LATERAL (
         SELECT t.w, ts_rank(c.tsv, t.q, 1) AS rank FROM terms t WHERE t.cfg = p.cfg
@@ -101,30 +104,31 @@ txt_scored AS (
     ) r
     GROUP BY p.id, p.cfg
 ),
+txt_exact AS (
+    SELECT id, cfg, matched, exact,
+           CASE WHEN exact THEN %(exact_boost)s * score + 1e-6 ELSE score END AS score
+    FROM txt_scored
+),
 txt AS (
     SELECT id, score,
+           CASE WHEN exact THEN 1.0 ELSE
            matched / nullif((SELECT coalesce(sum(t.w), 0) FROM terms t WHERE t.cfg = s.cfg)
-                          + (SELECT coalesce(sum(l.w), 0) FROM lemma_terms l), 0) AS coverage,
+                          + (SELECT coalesce(sum(l.w), 0) FROM lemma_terms l), 0) END AS coverage,
            row_number() OVER (ORDER BY score DESC, id) AS rank
-    FROM txt_scored s
+    FROM txt_exact s
     WHERE score > 0
     ORDER BY score DESC, id
     LIMIT %(candidates)s
 )"""
 
-# websearch syntax: each chunk matched and ranked with the query parsed in its own language.
-_STRICT_TEXT_LEG = """
-txt AS (
-    SELECT id, score, 1.0 AS coverage, row_number() OVER (ORDER BY score DESC, id) AS rank FROM (
-        SELECT c.id, ts_rank_cd(c.tsv, websearch_to_tsquery(mirage_text_config(c.lang),
-                                                            %(text)s)) AS score
-        FROM chunks c
-        WHERE c.index_id = {index_id} AND c.project_id = %(project_id)s {filters}
-          AND ({strict_pick})
-        ORDER BY score DESC, c.id
-        LIMIT %(candidates)s
-    ) s
-)"""
+# websearch syntax: the chunks matching the query as written, each parsed in its own language.
+_EXACT_PICK = """
+    UNION ALL
+    SELECT c.id, mirage_text_config(c.lang), 1e6::real
+    FROM chunks c
+    WHERE c.index_id = {index_id} AND c.project_id = %(project_id)s {filters}
+      AND ({strict_pick})"""
+_EXACT_MATCH = "c.tsv @@ websearch_to_tsquery(p.cfg, %(text)s)"
 
 _FUSED = {
     ("hybrid", "score"): """
@@ -221,27 +225,28 @@ def build_search_sql(
     """The statement for `mode` and the filter parameters it needs.
 
     `strict`: the query is in websearch syntax; `configs`: the text-search configurations of
-    the languages the index holds (the strict leg parses the query in each)."""
+    the languages the index holds (the query as written is parsed in each)."""
     filter_clauses, params = filter_sql(filters)
     legs = []
     if mode in ("hybrid", "vector"):
         legs.append(_VECTOR_LEG)
     if mode in ("hybrid", "text"):
-        legs.append(_STRICT_TEXT_LEG if strict else _TEXT_LEG)
+        legs.append(
+            _TEXT_LEG.replace("{exact_pick}", _EXACT_PICK if strict else "").replace(
+                "{exact_match}", _EXACT_MATCH if strict else "false"
+            )
+        )
     fused = _FUSED[(mode, fusion if mode == "hybrid" else None)]
     if mode == "text":
         similarity, threshold = "NULL::float8", "true"
     else:
         similarity = "coalesce(f.similarity, 1 - (c.embedding::{vtype} <=> %(q)s::{vtype}))"
         threshold = "(%(threshold)s::float8 IS NULL OR r.similarity >= %(threshold)s::float8)"
-    if strict:
-        headline_query = "websearch_to_tsquery(mirage_text_config(c.lang), %(text)s)"
-    else:
-        # any of the query's words, not all of them: a question is not a conjunction
-        headline_query = (
-            "replace(plainto_tsquery(mirage_text_config(c.lang), %(text)s)::text,"
-            " ' & ', ' | ')::tsquery"
-        )
+    # any of the query's words, not all of them: a question is not a conjunction
+    headline_query = (
+        "replace(plainto_tsquery(mirage_text_config(c.lang), %(text)s)::text,"
+        " ' & ', ' | ')::tsquery"
+    )
     template = (
         "WITH "
         + ",".join([*legs, fused])

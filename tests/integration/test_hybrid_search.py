@@ -126,6 +126,29 @@ async def test_text_mode_stems_russian_word_forms(seeded):
     assert hits and "Марсе" in hits[0]["content"]
 
 
+async def test_a_question_with_or_and_flags_is_still_a_question(seeded):
+    """'or' and '-v' in a question are words, not operators that empty the full-text leg (as
+    websearch_to_tsquery alone would: no passage holds 'want' and 'admin')."""
+    client, _ = seeded
+    hits = await search(
+        client, {"query": "does the installer want root or admin rights -v", "mode": "text"}
+    )
+    assert hits and hits[0]["content"].startswith("Run the installer as an ordinary user")
+
+
+async def test_what_matches_the_syntax_as_written_ranks_first_and_the_rest_stays(seeded):
+    """websearch syntax re-ranks: the passages matching `installer -root` come first, the
+    one about root stays in the result."""
+    client, _ = seeded
+    plain = await search(client, {"query": "installer root", "mode": "text"})
+    assert plain[0]["content"].startswith("Run the installer as an ordinary user")
+    excluded = await search(client, {"query": "installer -root", "mode": "text"})
+    assert "root" not in excluded[0]["content"] and "install" in excluded[0]["content"]
+    assert any(h["content"].startswith("Run the installer") for h in excluded[1:])
+    phrase = await search(client, {"query": '"the releases page" installer', "mode": "text"})
+    assert phrase[0]["content"].startswith("Download the installer from the releases page")
+
+
 async def test_hybrid_fuses_the_legs_scores(seeded):
     """Score-aware fusion: each leg's score scaled to its best candidate, weighted 0.5/0.5."""
     client, _ = seeded
