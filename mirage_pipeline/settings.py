@@ -39,7 +39,6 @@ class Settings:
     api_url: str = DEFAULT_API_URL
     max_concurrent_runs: int = 2
     embed_concurrency: int = 1  # embedding steps at once, across all runs (a Dagster pool)
-    dagster_url: str = "http://localhost:3000"
     max_upload_bytes: int = 200 * 1024 * 1024
     fusion: str = "score"  # how hybrid search fuses its legs: "score" or "rrf"
     rrf_k: int = 60
@@ -74,11 +73,6 @@ class Settings:
             ),
             embed_concurrency=_positive_int(
                 "MIRAGE_EMBED_CONCURRENCY", env.get("MIRAGE_EMBED_CONCURRENCY"), 1
-            ),
-            dagster_url=_http_url(
-                "MIRAGE_DAGSTER_URL",
-                env.get("MIRAGE_DAGSTER_URL")
-                or f"http://localhost:{env.get('MIRAGE_DAGSTER_PORT') or 3000}",
             ),
             max_upload_bytes=1024
             * 1024

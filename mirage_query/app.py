@@ -21,12 +21,12 @@ from mirage_pipeline.documents_folder import OutsideDocumentsFolder
 from mirage_pipeline.embedders import Embedder, EmbedderError, create_embedder
 from mirage_pipeline.morphology import query_lemmas
 from mirage_pipeline.settings import Settings, read_api_keys
+from mirage_pipeline.store.schema import SchemaBehind
 from mirage_query import errors
-from mirage_query.dagster_runs import DagsterRejected, DagsterRuns, DagsterUnavailable
 from mirage_query.database import DatabaseReachability, connection_pool
 from mirage_query.docs_ui import openapi_config
 from mirage_query.documents_api import DocumentController, ProjectController
-from mirage_query.index_binding import IndexHolder, bind_index
+from mirage_query.index_binding import IndexHolder, find_index
 from mirage_query.observability import Metrics, ObservabilityMiddleware, configure_json_logging
 from mirage_query.query_vectors import QueryEmbedder
 from mirage_query.request_limits import BodyDeadlineMiddleware, MirageRequest, check_project_param
@@ -89,9 +89,13 @@ def create_app(settings: Settings, *, embedder: Embedder | None = None) -> Lites
                 await anyio.to_thread.run_sync(embedder.warm_up)
         await anyio.to_thread.run_sync(query_lemmas, "словарь")  # the Russian dictionary too
         timeout = settings.query_embed_timeout
-        index, failure = await anyio.to_thread.run_sync(
-            lambda: bind_index(settings.database_url, embedder, timeout=timeout)
-        )
+        try:
+            index, failure = await anyio.to_thread.run_sync(
+                lambda: find_index(settings.database_url, embedder, timeout=timeout)
+            )
+        except SchemaBehind as exc:  # refuse to serve, saying how to fix it
+            log.error("not starting: %s", exc)
+            raise
         app.state.query_embedder = QueryEmbedder(embedder, settings)
         if failure:  # the service starts all the same: text search needs no embedder
             log.warning(
@@ -133,7 +137,6 @@ def create_app(settings: Settings, *, embedder: Embedder | None = None) -> Lites
                 "api_keys": tuple(k.encode() for k in keys),
                 "settings": settings,
                 "metrics": Metrics(),
-                "dagster": DagsterRuns(settings.dagster_url),
                 "database": DatabaseReachability(),
             }
         ),
@@ -141,8 +144,6 @@ def create_app(settings: Settings, *, embedder: Embedder | None = None) -> Lites
             ValidationException: errors.readable_validation_error,
             OutsideDocumentsFolder: errors.outside_documents_folder,
             **unavailable_database,
-            DagsterUnavailable: errors.dagster_unavailable,
-            DagsterRejected: errors.dagster_unavailable,
             EmbedderError: errors.embedder_unavailable,
             500: errors.internal_error,
         },

@@ -1,11 +1,14 @@
-"""Projects and documents over HTTP. Writes go through the documents folder; Dagster indexes."""
+"""Projects and documents over HTTP. Files go to the documents folder, where the documents sensor
+picks them up; the rows the API changes go through the pipeline's store functions
+(`mirage_pipeline.store`), the one writer of the index — this module only reads."""
 
 from __future__ import annotations
 
 import contextlib
 import shutil
+from collections.abc import Callable
 from pathlib import Path, PurePosixPath
-from typing import Annotated
+from typing import Annotated, TypeVar
 from uuid import UUID
 
 import anyio
@@ -22,7 +25,8 @@ from mirage_pipeline.documents_folder import (
     scan_documents,
 )
 from mirage_pipeline.parsing import PARSERS, file_type_of
-from mirage_query.dagster_runs import DagsterRuns
+from mirage_pipeline.store import documents as store
+from mirage_pipeline.store.reindex import request_reindex
 from mirage_query.schemas import (
     Accepted,
     ChunkInfo,
@@ -31,8 +35,8 @@ from mirage_query.schemas import (
     DocumentInfo,
     ProjectCreate,
     ProjectInfo,
-    RunLaunched,
-    Runs,
+    ReindexedDocument,
+    ReindexRequested,
 )
 from mirage_query.uploads import (
     Conflict,
@@ -60,6 +64,7 @@ GROUP BY p.name ORDER BY p.name
 
 
 MAX_OFFSET = 2**31 - 1  # chunk positions are PostgreSQL integers
+T = TypeVar("T")
 
 
 class Unprocessable(ClientException):
@@ -118,21 +123,26 @@ async def _require_document(conn: AsyncConnection, project: str, document_id: st
     return row
 
 
-async def _launch(request: Request, keys: list[tuple[str | None, str]]) -> Runs:
-    """A run per document, unless one is already queued or running for it (its id is given)."""
-    runs: DagsterRuns = request.app.state.dagster
-    launched = await runs.launch([key for _, key in keys])
-    ids = dict((key, doc) for doc, key in keys)
-    return Runs(
-        runs=[
-            RunLaunched(
-                document_id=ids[run.partition],
-                partition=run.partition,
-                run_id=run.run_id,
-                already_queued=not run.new,
-            )
-            for run in launched
-        ]
+async def _store(request: Request, write: Callable[..., T], *args: object, **kwargs: object) -> T:
+    """Run one of the store's writes on its own connection, in a worker thread."""
+
+    def run() -> T:
+        with store.connect(request.app.state.settings.database_url) as conn:
+            return write(conn, *args, **kwargs)
+
+    return await anyio.to_thread.run_sync(run)
+
+
+async def _request_reindex(
+    request: Request, project: str, path: str | None, documents: list[str]
+) -> ReindexRequested:
+    """Record the request (the documents become `pending`); the documents sensor indexes them
+    in batched runs at its next tick, as it does for the Dagster UI's `reindex_project`."""
+    found = await _store(request, request_reindex, project, path, documents=documents)
+    return ReindexRequested(
+        request_id=found.id,
+        documents=[ReindexedDocument(id=str(i), filename=p) for i, p in found.documents],
+        already_requested=not found.new,
     )
 
 
@@ -148,6 +158,14 @@ def _remove_file(root: Path, project: str, path: str) -> None:
         ) from None
     with contextlib.suppress(FileNotFoundError, IsADirectoryError):
         (folder / relative.name).unlink()
+
+
+def _file_exists(root: Path, key: str) -> bool:
+    """The document's file is in the folder (a link or a path through one does not count)."""
+    try:
+        return resolve_inside(root, key).is_file()
+    except OutsideDocumentsFolder:
+        return False
 
 
 def _remove_project_folder(folder: Path) -> None:
@@ -175,10 +193,8 @@ class ProjectController(Controller):
         async with request.app.state.pool.connection() as conn:
             if folder.exists() or folder.is_symlink() or await _project_id(conn, data.name):
                 raise Conflict(detail=f"project {data.name!r} exists")
-            folder.mkdir(parents=True)
-            await conn.execute(
-                "INSERT INTO projects (name) VALUES (%s) ON CONFLICT DO NOTHING", (data.name,)
-            )
+        folder.mkdir(parents=True)
+        await _store(request, store.upsert_project, data.name)
         return ProjectInfo(name=data.name)
 
     @delete("/{project:str}", status_code=200, summary="Delete a project (needs ?confirm=true)")
@@ -196,12 +212,12 @@ class ProjectController(Controller):
                     detail=f"deleting project {project!r} removes its folder and index: "
                     "repeat with ?confirm=true"
                 )
-            await anyio.to_thread.run_sync(_remove_project_folder, folder)
-            await conn.execute("DELETE FROM projects WHERE name = %s", (project,))
+        await anyio.to_thread.run_sync(_remove_project_folder, folder)
+        await _store(request, store.delete_project, project)
         return Deleted(deleted=True, name=project)
 
     @post("/{project:str}/reindex", status_code=202, summary="Re-index every document")
-    async def reindex_project(self, project: str, request: Request) -> Runs:
+    async def reindex_project(self, project: str, request: Request) -> ReindexRequested:
         check_project_name(project)
         resolve_inside(_documents_dir(request), project)  # a project that is a link: 409
         files = [
@@ -210,17 +226,10 @@ class ProjectController(Controller):
             if f.project == project
         ]
         async with request.app.state.pool.connection() as conn:
-            rows = await (
-                await conn.execute(
-                    "SELECT d.path, d.id FROM documents d JOIN projects p ON p.id = d.project_id"
-                    " WHERE p.name = %s",
-                    (project,),
-                )
-            ).fetchall()
-        if not files and not rows:
+            indexed = await _project_id(conn, project)
+        if not files and not indexed:
             raise NotFoundException(detail=f"project {project!r} not found")
-        ids = {path: str(doc_id) for path, doc_id in rows}
-        return await _launch(request, [(ids.get(f.path), f.key) for f in files])
+        return await _request_reindex(request, project, None, [f.path for f in files])
 
 
 class DocumentController(Controller):
@@ -273,26 +282,15 @@ class DocumentController(Controller):
         )
         if not placed:
             raise Conflict(detail=f"{path!r} exists in project {project!r}; use ?replace=true")
-        async with request.app.state.pool.connection() as conn, conn.transaction():
-            project_id = (
-                await (
-                    await conn.execute(
-                        "INSERT INTO projects (name) VALUES (%s) ON CONFLICT (name)"
-                        " DO UPDATE SET name = EXCLUDED.name RETURNING id",
-                        (project,),
-                    )
-                ).fetchone()
-            )[0]
-            row = await (
-                await conn.execute(
-                    "INSERT INTO documents (project_id, path, file_type, size_bytes, status)"
-                    " VALUES (%s, %s, %s, %s, 'pending') ON CONFLICT (project_id, path) DO UPDATE"
-                    " SET status = 'pending', error_message = NULL,"
-                    " size_bytes = EXCLUDED.size_bytes, updated_at = now() RETURNING id",
-                    (project_id, path, file_type_of(path), received.size),
-                )
-            ).fetchone()
-        return Accepted(id=str(row[0]), filename=path, status="pending")
+        document_id = await _store(
+            request,
+            store.mark_document_pending,
+            project=project,
+            path=path,
+            file_type=file_type_of(path),
+            size_bytes=received.size,
+        )
+        return Accepted(id=str(document_id), filename=path, status="pending")
 
     @get("/{document_id:str}", summary="One document")
     async def get_document(self, project: str, document_id: str, request: Request) -> DocumentInfo:
@@ -304,15 +302,20 @@ class DocumentController(Controller):
         async with request.app.state.pool.connection() as conn:
             row = await _require_document(conn, project, document_id)
             root = _documents_dir(request)
-            await anyio.to_thread.run_sync(_remove_file, root, project, row[1])
-            await conn.execute("DELETE FROM documents WHERE id = %s", (row[0],))
+        await anyio.to_thread.run_sync(_remove_file, root, project, row[1])
+        await _store(request, store.delete_document, project=project, path=row[1])
         return Deleted(deleted=True, id=str(row[0]), name=row[1])
 
     @post("/{document_id:str}/reindex", status_code=202, summary="Re-index one document")
-    async def reindex_document(self, project: str, document_id: str, request: Request) -> Runs:
+    async def reindex_document(
+        self, project: str, document_id: str, request: Request
+    ) -> ReindexRequested:
         async with request.app.state.pool.connection() as conn:
             row = await _require_document(conn, project, document_id)
-        return await _launch(request, [(str(row[0]), document_key(project, row[1]))])
+        exists = await anyio.to_thread.run_sync(
+            _file_exists, _documents_dir(request), document_key(project, row[1])
+        )
+        return await _request_reindex(request, project, row[1], [row[1]] if exists else [])
 
     @get("/{document_id:str}/chunks", summary="A document's chunks, for debugging")
     async def document_chunks(

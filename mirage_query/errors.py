@@ -10,7 +10,6 @@ from litestar.exceptions import ValidationException
 from psycopg import errors as pg_errors
 from psycopg_pool import PoolTimeout
 
-from mirage_query.dagster_runs import DagsterRejected
 from mirage_query.database import WAIT_SECONDS, DatabaseReachability
 
 log = logging.getLogger("mirage_query")
@@ -69,14 +68,6 @@ def embedder_unavailable(request: Request, exc: Exception) -> Response:
     """The query embedder failed or did not answer: searches that need a vector wait for it."""
     log.warning("%s", exc, extra={"request_id": request_id(request)})
     return _unavailable(str(exc))
-
-
-def dagster_unavailable(request: Request, exc: Exception) -> Response:
-    code = 502 if isinstance(exc, DagsterRejected) else 503
-    log.warning("%s", exc, extra={"request_id": request_id(request)})
-    if code == 503:
-        return _unavailable(str(exc))
-    return Response({"status_code": code, "detail": str(exc)}, status_code=code)
 
 
 def internal_error(request: Request, exc: Exception) -> Response:

@@ -1,68 +1,45 @@
 """The embedding index the query service reads, found even while the embedder is unreachable.
 
-Binding an index needs the model's dimension, which Ollama only tells by embedding something.
-With Ollama down (or hanging) at start-up the service still starts: it uses the index already
-recorded for the model, so text search works, and binds the index once the embedder answers.
+The service never writes: `mirage up` (or the Helm chart's migrate step) migrates the schema and
+binds the model's index before it starts (`mirage_pipeline.store.migrate`). At start-up the
+service checks the schema (a database behind this miRAGe is refused, with the fix named) and
+reads the index recorded for its model; until there is one (nothing indexed yet, or the
+embedder was down when the stack started) it looks again, at most every second (every 5 s
+while the embedder does not answer).
 """
 
 from __future__ import annotations
 
 import logging
-import threading
 import time
 
 import anyio
 import psycopg
 
 from mirage_pipeline.embedders import Embedder
-from mirage_pipeline.store import (
-    EmbeddingIndex,
-    apply_migrations,
-    bind_embedding_index,
-    read_embedding_indexes,
-)
+from mirage_pipeline.store import EmbeddingIndex
+from mirage_pipeline.store.migrate import probe_dimension, recorded_index
+from mirage_pipeline.store.schema import check_schema
 
 log = logging.getLogger("mirage_query")
-RETRY_SECONDS = 5.0
+RETRY_SECONDS = 1.0
+EMBEDDER_RETRY_SECONDS = 5.0  # while the embedder does not answer (each try may wait for it)
 
 
-def probe_dimension(embedder: Embedder, timeout: float) -> tuple[int | None, str | None]:
-    """The embedder's dimension, or None and why not, within `timeout` seconds."""
-    found: dict[str, object] = {}
-
-    def probe() -> None:
-        try:
-            found["dimension"] = embedder.dimension
-        except Exception as exc:  # any failure means: not now
-            found["error"] = exc
-
-    worker = threading.Thread(target=probe, name="embedder-probe", daemon=True)
-    worker.start()
-    worker.join(timeout)
-    if "dimension" in found:
-        return int(found["dimension"]), None  # type: ignore[call-overload]
-    if "error" in found:
-        return None, str(found["error"])
-    return None, f"no answer within {timeout:g} s"
-
-
-def bind_index(
+def find_index(
     database_url: str, embedder: Embedder, *, timeout: float
 ) -> tuple[EmbeddingIndex | None, str | None]:
-    """Migrate, then the embedder's index; without an answer from the embedder, the index
-    recorded for its model (None if there is none yet) and the reason it did not answer."""
+    """The index recorded for the embedder's model (None if none yet) and, if the embedder did
+    not answer within `timeout`, why not. Raises SchemaBehind for a database not migrated."""
     dimension, failure = probe_dimension(embedder, timeout)
     with psycopg.connect(database_url) as conn:
-        apply_migrations(conn)
-        if dimension is not None:
-            return bind_embedding_index(conn, embedder.name, dimension), None
-        recorded = [i for i in read_embedding_indexes(conn) if i.model == embedder.name]
-    return (recorded[0] if recorded else None), failure
+        check_schema(conn)
+        return recorded_index(conn, embedder.name, dimension), failure
 
 
 class IndexHolder:
-    """The index; while the model has none yet, one request at a time tries to bind it again,
-    at most every 5 s, and the others go on without waiting."""
+    """The index; while the model has none yet, one request at a time looks for it again, at
+    most every RETRY_SECONDS, and the others go on without waiting."""
 
     def __init__(
         self,
@@ -77,18 +54,22 @@ class IndexHolder:
         self._timeout = timeout
         self.index = index
         self.failure = failure  # why the embedder did not answer at the last try
-        self._next_try = time.monotonic() + RETRY_SECONDS
+        self._next_try = self._after(failure)
         self._lock = anyio.Lock()
+
+    @staticmethod
+    def _after(failure: str | None) -> float:
+        return time.monotonic() + (RETRY_SECONDS if failure is None else EMBEDDER_RETRY_SECONDS)
 
     async def current(self) -> EmbeddingIndex | None:
         if self.index is not None or time.monotonic() < self._next_try or self._lock.locked():
             return self.index
         async with self._lock:
             index, failure = await anyio.to_thread.run_sync(
-                lambda: bind_index(self._url, self._embedder, timeout=self._timeout)
+                lambda: find_index(self._url, self._embedder, timeout=self._timeout)
             )
-            self._next_try = time.monotonic() + RETRY_SECONDS
+            self._next_try = self._after(failure)
             self.index, self.failure = index, failure
             if index is not None:
-                log.info("index bound: %s (%d-d)", index.model, index.dimension)
+                log.info("index found: %s (%d-d)", index.model, index.dimension)
         return self.index

@@ -139,15 +139,18 @@ class Accepted(msgspec.Struct):
     status: str
 
 
-class RunLaunched(msgspec.Struct):
-    document_id: str | None
-    partition: str
-    run_id: str
-    already_queued: bool = False  # the run was already queued or running: none was added
+class ReindexedDocument(msgspec.Struct):
+    id: str
+    filename: str
+    status: str = "pending"
 
 
-class Runs(msgspec.Struct):
-    runs: list[RunLaunched]
+class ReindexRequested(msgspec.Struct):
+    """A re-index request recorded; the documents sensor indexes them at its next tick."""
+
+    request_id: int
+    documents: list[ReindexedDocument]
+    already_requested: bool = False  # an identical request was still open: none was added
 
 
 class ChunkInfo(msgspec.Struct):

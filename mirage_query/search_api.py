@@ -38,12 +38,16 @@ async def _project(request: Request, project: str) -> UUID | None:
 async def _vectors(
     request: Request, index: EmbeddingIndex | None, queries: list[str]
 ) -> list[np.ndarray]:
-    """The queries' vectors; an index not bound yet means the embedder never answered."""
+    """The queries' vectors. Without an index for the model: 503 if the embedder does not answer,
+    else none (nothing has been indexed with this model yet)."""
     embedder: QueryEmbedder = request.app.state.query_embedder
     if not queries:
         return []
     if index is None:
-        raise embedder.unavailable(f"is unreachable: {request.app.state.indexes.failure}")
+        failure = request.app.state.indexes.failure
+        if failure:
+            raise embedder.unavailable(f"is unreachable: {failure}")
+        return []
     return await embedder.embed(index, queries)
 
 

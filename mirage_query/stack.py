@@ -261,11 +261,11 @@ def _prepare_index(settings: Settings, database_url: str) -> str | None:
     does not stop the stack: text search works, and the index is bound once it answers.
     Returns the warning to show, if any."""
     from mirage_pipeline.embedders import create_embedder
-    from mirage_query.index_binding import bind_index
+    from mirage_pipeline.store.migrate import migrate_and_bind
 
     try:
         embedder = create_embedder(settings.embedder, ollama_host=settings.ollama_host)
-        _, failure = bind_index(database_url, embedder, timeout=settings.query_embed_timeout)
+        _, failure = migrate_and_bind(database_url, embedder, timeout=settings.query_embed_timeout)
     except Exception as exc:
         reason = (str(exc) or type(exc).__name__).strip().splitlines()[0]
         raise StackError(f"cannot prepare the index for {settings.embedder}: {reason}") from exc

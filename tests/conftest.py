@@ -41,11 +41,22 @@ def postgres(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EmbeddedPostg
 
 
 @pytest.fixture
-def database_url(postgres: EmbeddedPostgres) -> str:
+def empty_database_url(postgres: EmbeddedPostgres) -> str:
     """A new, empty database on the session's server (no state leaks between tests)."""
     name = f"t{os.getpid()}_{next(_counter)}"
     ensure_database(postgres.url, name)
     return with_database(postgres.url, name)
+
+
+@pytest.fixture
+def database_url(empty_database_url: str) -> str:
+    """A new database with miRAGe's schema, as `mirage up` leaves it before the services start
+    (the query service only reads: it never migrates)."""
+    from mirage_pipeline.store import apply_migrations
+
+    with psycopg.connect(empty_database_url) as conn:
+        apply_migrations(conn)
+    return empty_database_url
 
 
 @pytest.fixture

@@ -1,6 +1,6 @@
 """Re-index a whole project from the Dagster UI: launch `reindex_project` with the project's
-name (and optionally one document's path); the documents sensor then requests one
-`index_document` run per document of that project."""
+name (and optionally one document's path). It records the same re-index request as the HTTP
+API (`store/reindex.py`); the documents sensor then indexes the documents in batched runs."""
 
 import dagster as dg
 
@@ -28,10 +28,11 @@ def request_project_reindex(
         wanted = [k for k in keys if k.startswith(f"{config.project}/")]
         if not wanted:
             raise dg.Failure(f"project {config.project!r} has no documents")
+    paths = [key.partition("/")[2] for key in wanted]
     with mirage.store_connection() as conn:
-        request_id = request_reindex(conn, config.project, config.document)
-    context.log.info(f"re-index request {request_id}: {len(wanted)} document(s)")
-    return request_id
+        request = request_reindex(conn, config.project, config.document, documents=paths)
+    context.log.info(f"re-index request {request.id}: {len(wanted)} document(s)")
+    return request.id
 
 
 @dg.job(

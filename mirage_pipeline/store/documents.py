@@ -283,18 +283,33 @@ def _copy_chunks(
 
 
 def mark_document_pending(
-    conn: psycopg.Connection, *, project: str, path: str, file_type: str
-) -> None:
-    """A new or changed file was seen: the document waits for its run (old chunks stay)."""
+    conn: psycopg.Connection,
+    *,
+    project: str,
+    path: str,
+    file_type: str,
+    size_bytes: int | None = None,
+) -> uuid.UUID:
+    """A new or changed file was seen (by the sensor, or uploaded through the API): the document
+    waits for its run (old chunks stay). Returns its id."""
     with conn.transaction():
         project_id = upsert_project(conn, project)
-        conn.execute(
-            "INSERT INTO documents (project_id, path, file_type, status)"
-            " VALUES (%s, %s, %s, 'pending')"
+        return conn.execute(
+            "INSERT INTO documents (project_id, path, file_type, size_bytes, status)"
+            " VALUES (%s, %s, %s, %s, 'pending')"
             " ON CONFLICT (project_id, path) DO UPDATE SET"
-            "   status = 'pending', error_message = NULL, updated_at = now()",
-            (project_id, path, file_type),
-        )
+            "   status = 'pending', error_message = NULL,"
+            "   size_bytes = coalesce(EXCLUDED.size_bytes, documents.size_bytes),"
+            "   updated_at = now()"
+            " RETURNING id",
+            (project_id, path, file_type, size_bytes),
+        ).fetchone()[0]
+
+
+def delete_project(conn: psycopg.Connection, name: str) -> int:
+    """Remove a project's row and, by cascade, its documents and their chunks."""
+    with conn.transaction():
+        return conn.execute("DELETE FROM projects WHERE name = %s", (name,)).rowcount
 
 
 def delete_document(conn: psycopg.Connection, *, project: str, path: str) -> int:

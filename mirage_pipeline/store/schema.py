@@ -23,6 +23,13 @@ class IndexModelMismatch(RuntimeError):
     """The embedder reports another dimension than its model's index was built with."""
 
 
+class SchemaBehind(RuntimeError):
+    """The database's schema is older than this miRAGe's migrations (readers refuse it)."""
+
+
+MIGRATE_COMMAND = "python -m mirage_pipeline.store.migrate"
+
+
 @dataclass(frozen=True)
 class EmbeddingIndex:
     """One model's index: its chunks carry `id` in `chunks.index_id`."""
@@ -56,6 +63,31 @@ def _migrations() -> list[tuple[int, str, str]]:
         if match:
             found.append((int(match[1]), match[2], entry.read_text(encoding="utf-8")))
     return sorted(found)
+
+
+def expected_schema_version() -> int:
+    """The version of the newest migration this miRAGe ships."""
+    return _migrations()[-1][0]
+
+
+def schema_version(conn: psycopg.Connection) -> int:
+    """The newest migration applied to this database (0: none, not even the table)."""
+    if conn.execute("SELECT to_regclass('schema_migrations')").fetchone()[0] is None:
+        return 0
+    return conn.execute("SELECT coalesce(max(version), 0) FROM schema_migrations").fetchone()[0]
+
+
+def check_schema(conn: psycopg.Connection) -> None:
+    """Raise SchemaBehind, naming the fix, unless the database has every migration: a reader
+    never migrates (the pipeline's store is the one writer of the schema)."""
+    found, needed = schema_version(conn), expected_schema_version()
+    if found < needed:
+        state = "has no miRAGe schema" if found == 0 else f"has schema version {found}"
+        raise SchemaBehind(
+            f"the database {state}; this miRAGe needs version {needed}. Migrate it with "
+            f"`{MIGRATE_COMMAND}` (`mirage up` and the Helm chart's code location do this "
+            "before the services start)"
+        )
 
 
 def apply_migrations(conn: psycopg.Connection) -> list[int]:
@@ -122,12 +154,16 @@ def bind_embedding_index(conn: psycopg.Connection, model: str, dimension: int) -
                 log.info("index %d: %d chunk vectors converted to %s", index.id, rows, form)
                 index = EmbeddingIndex(index.id, index.model, index.dimension, form)
     if index.dimension != dimension:
-        raise IndexModelMismatch(
-            f"MIRAGE_EMBEDDER {model} now gives {dimension}-d vectors, but its index holds "
-            f"{index.dimension}-d ones; was the model replaced under the same name? "
-            "Use another model name or a fresh database"
-        )
+        raise dimension_mismatch(model, dimension, index)
     return index
+
+
+def dimension_mismatch(model: str, dimension: int, index: EmbeddingIndex) -> IndexModelMismatch:
+    return IndexModelMismatch(
+        f"MIRAGE_EMBEDDER {model} now gives {dimension}-d vectors, but its index holds "
+        f"{index.dimension}-d ones; was the model replaced under the same name? "
+        "Use another model name or a fresh database"
+    )
 
 
 def _create_parts_index(conn: psycopg.Connection, index: EmbeddingIndex) -> None:

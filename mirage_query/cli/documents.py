@@ -13,7 +13,6 @@ from urllib.parse import quote
 import click
 
 from mirage_query.cli.client import (
-    FAILURE,
     NOT_FOUND,
     USAGE,
     Api,
@@ -24,7 +23,7 @@ from mirage_query.cli.client import (
     resolve_project,
 )
 from mirage_query.cli.output import citation, table
-from mirage_query.cli.progress import wait_for_documents
+from mirage_query.cli.progress import wait_and_report
 
 
 def documents_path(project: str) -> str:
@@ -124,15 +123,7 @@ def add_documents(
         if as_json:
             print_json(accepted)
         return
-    final = wait_for_documents(api, project, accepted, timeout=timeout, quiet=as_json)
-    if as_json:
-        print_json(final)
-    failed = [d for d in final if d["status"] != "ready"]
-    for d in failed:
-        reason = d.get("error") or f"still {d['status']} after {timeout} s"
-        click.echo(f"{d['filename']}: {reason}", err=True)
-    if failed:
-        raise SystemExit(FAILURE)
+    wait_and_report(api, project, accepted, timeout=timeout, as_json=as_json)
 
 
 @documents.command("remove")

@@ -9,7 +9,7 @@ from urllib.parse import quote
 
 import click
 
-from mirage_query.cli.client import Api
+from mirage_query.cli.client import FAILURE, Api, print_json
 
 STEPS = {"pending": 1, "indexing": 2, "ready": 4, "error": 4}
 BAR = 20
@@ -86,3 +86,19 @@ def wait_for_documents(
         if done or elapsed >= timeout:
             return [docs[d] for d in order]
         time.sleep(POLL_SECONDS)
+
+
+def wait_and_report(
+    api: Api, project: str, accepted: list[dict[str, Any]], *, timeout: float, as_json: bool
+) -> None:
+    """Wait for the documents (`--wait`), print them as JSON if asked, and exit 1 naming each
+    one that did not end `ready`."""
+    final = wait_for_documents(api, project, accepted, timeout=timeout, quiet=as_json)
+    if as_json:
+        print_json(final)
+    failed = [d for d in final if d["status"] != "ready"]
+    for d in failed:
+        reason = d.get("error") or f"still {d['status']} after {timeout:g} s"
+        click.echo(f"{d['filename']}: {reason}", err=True)
+    if failed:
+        raise SystemExit(FAILURE)

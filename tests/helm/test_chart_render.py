@@ -178,21 +178,28 @@ def test_model_is_pulled_by_a_post_install_and_post_upgrade_hook(render):
     assert env == {"OLLAMA_URL": f"http://{RELEASE}-ollama:11434", "MODEL": "mxbai-embed-large"}
 
 
-def test_pipeline_and_query_wait_for_the_model(render):
+def test_pipeline_and_query_wait_for_the_model_and_only_the_code_location_migrates(render):
     manifests = render({"ollama": {"model": "nomic-embed-text"}})
     env_cm = find(manifests, "ConfigMap", f"{RELEASE}-env")["data"]
     assert env_cm["MIRAGE_EMBEDDER"] == "ollama:nomic-embed-text"
-    for name in (f"{RELEASE}-query", f"{RELEASE}-code-location"):
-        spec = find(manifests, "Deployment", name)["spec"]["template"]["spec"]
-        assert [c["name"] for c in spec["initContainers"]] == ["wait-for-dependencies"]
+    inits = {}
+    for name in ("query", "code-location"):
+        spec = find(manifests, "Deployment", f"{RELEASE}-{name}")["spec"]["template"]["spec"]
+        inits[name] = {c["name"]: c for c in spec["initContainers"]}
+    assert list(inits["code-location"]) == ["wait-for-dependencies", "migrate"]
+    assert inits["code-location"]["migrate"]["command"] == [
+        "python",
+        "-m",
+        "mirage_pipeline.store.migrate",
+    ]
+    assert list(inits["query"]) == ["wait-for-dependencies"]  # the query service never migrates
 
+    def waits_for_schema(container: dict) -> bool:
+        return {"name": "MIRAGE_WAIT_FOR_SCHEMA", "value": "1"} in container["env"]
 
-def test_query_service_reaches_the_dagster_webserver_for_reindex(render):
-    manifests = render({})
-    env_cm = find(manifests, "ConfigMap", f"{RELEASE}-env")["data"]
-    service = find(manifests, "Service", f"{RELEASE}-dagster-webserver")
-    port = service["spec"]["ports"][0]["port"]
-    assert env_cm["MIRAGE_DAGSTER_URL"] == f"http://{RELEASE}-dagster-webserver:{port}"
+    assert waits_for_schema(inits["query"]["wait-for-dependencies"])
+    assert not waits_for_schema(inits["code-location"]["wait-for-dependencies"])
+    assert "MIRAGE_DAGSTER_URL" not in env_cm  # re-index requests go through the database
 
 
 def test_ingress_off_renders_no_ingress(render):

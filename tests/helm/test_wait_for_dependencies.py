@@ -112,3 +112,22 @@ def test_local_embedder_needs_only_the_database(database_url):
         }
     )
     assert result.returncode == 0, result.stderr
+
+
+def test_the_query_service_waits_for_the_schema_the_migrate_step_brings(
+    empty_database_url, monkeypatch
+):
+    from mirage_pipeline.store.migrate import main as migrate
+
+    env = {
+        "MIRAGE_DATABASE_URL": empty_database_url,
+        "MIRAGE_EMBEDDER": "local:multilingual-e5-small",
+        "MIRAGE_WAIT_FOR_SCHEMA": "1",
+        "MIRAGE_WAIT_TIMEOUT": "1",
+    }
+    behind = run_script(env)
+    assert behind.returncode == 1 and "gave up waiting: schema:" in behind.stderr
+    for name in ("MIRAGE_DATABASE_URL", "MIRAGE_EMBEDDER"):
+        monkeypatch.setenv(name, env[name])
+    assert migrate() == 0
+    assert run_script(env).returncode == 0

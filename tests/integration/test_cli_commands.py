@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from mirage_pipeline.settings import Settings
-from tests.support.live_service import free_port, live_service
+from tests.support.live_service import live_service
 from tests.support.live_service import run_cli as run
 from tests.support.seed import Passage, write_document
 
@@ -35,7 +35,6 @@ def service(database_url, local_embedder, tmp_path) -> Iterator[tuple[str, Path]
         database_url=database_url,
         api_keys=("secret",),
         documents_dir=docs,
-        dagster_url=f"http://127.0.0.1:{free_port()}",  # no Dagster: re-index answers 503
     )
     with live_service(settings, local_embedder) as url:
         yield url, docs
@@ -172,13 +171,14 @@ def test_ambiguous_base_name_asks_for_the_path(service, tmp_path, database_url, 
     assert json.loads(nested.output)["filename"] == "books/guide.md"
 
 
-def test_reindex_without_dagster_fails_and_says_why(service):
+def test_reindex_needs_no_dagster_and_says_what_happens(service):
     url, _ = service
     result = run(["reindex", "-p", "library"], url)
-    assert result.exit_code == 1
-    assert "Dagster" in result.output and "503" in result.output
-    one = run(["reindex", "-p", "library", "--document", "guide.md"], url)
-    assert one.exit_code == 1 and "Dagster" in one.output
+    assert result.exit_code == 0, result.output
+    assert "re-index request" in result.output and "pending" in result.output
+    one = run(["reindex", "-p", "library", "--document", "guide.md", "--json"], url)
+    assert one.exit_code == 0, one.output
+    assert [d["filename"] for d in json.loads(one.output)["documents"]] == ["books/guide.md"]
 
 
 def test_project_comes_from_mirage_yaml(service, tmp_path, monkeypatch):

@@ -13,7 +13,7 @@ import pytest
 from mirage_pipeline.defs.resources import MirageResource
 from mirage_pipeline.settings import Settings
 from tests.integration.test_pipeline_to_search import materialize_all, run_sensor
-from tests.support.live_service import free_port, live_service
+from tests.support.live_service import live_service
 from tests.support.live_service import run_cli as run
 
 pytestmark = pytest.mark.integration
@@ -56,7 +56,6 @@ def pipeline_and_service(database_url, local_embedder, tmp_path) -> Iterator[tup
         database_url=database_url,
         api_keys=("secret",),
         documents_dir=docs,
-        dagster_url=f"http://127.0.0.1:{free_port()}",
     )
     with live_service(settings, local_embedder) as url:
         worker = threading.Thread(target=loop, daemon=True)

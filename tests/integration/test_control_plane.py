@@ -147,7 +147,9 @@ def test_edit_embeds_only_changed_chunks_and_delete_leaves_nothing(
     # Search (the query service's own statement) finds the new text and never the old.
     hits = search_text(database_url, '"step 2 of the REVISED process 4"')
     assert hits and all("REVISED" in h for h in hits[:1])
-    assert search_text(database_url, '"step 2 of process 4"') == []
+    assert not any(
+        "step 2 of process 4" in h for h in search_text(database_url, "step 2 of process 4")
+    )
 
     # Deleted: no row of the document remains and its partition is gone.
     book.unlink()

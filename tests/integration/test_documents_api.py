@@ -2,24 +2,19 @@
 
 from __future__ import annotations
 
-import socket
 from pathlib import Path
 
+import psycopg
 import pytest
 from litestar.testing import AsyncTestClient
 
 from mirage_pipeline.settings import Settings
+from mirage_pipeline.store.reindex import open_requests
 from mirage_query.app import create_app
 from tests.support.seed import Passage, write_document
 
 pytestmark = pytest.mark.integration
 KEY = {"X-API-Key": "k"}
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture
@@ -45,7 +40,6 @@ async def api(database_url: str, local_embedder, tmp_path: Path):
         api_keys=("k",),
         documents_dir=docs,
         max_upload_bytes=4096,
-        dagster_url=f"http://127.0.0.1:{free_port()}",  # nothing listens there
     )
     async with AsyncTestClient(app=create_app(settings, embedder=local_embedder)) as client:
         yield client, docs, ids
@@ -209,15 +203,41 @@ async def test_no_route_reaches_another_projects_documents(api):
     assert all(h["document"]["filename"] == "guide.md" for h in hits.json())
 
 
-async def test_reindex_without_dagster_is_503_with_a_reason(api):
+async def test_reindex_records_one_request_and_marks_the_documents_pending(api, database_url):
+    """No Dagster needed: a re-index is a request in the index's database (the documents sensor
+    turns it into runs), and asking again before it is taken adds nothing."""
     client, _, ids = api
-    for path in (
-        f"/api/v1/projects/library/documents/{ids['guide']}/reindex",
-        "/api/v1/projects/library/reindex",
-    ):
-        response = await client.post(path, headers=KEY)
-        assert response.status_code == 503, response.text
-        assert "Dagster" in response.json()["detail"]
+    one = f"/api/v1/projects/library/documents/{ids['guide']}/reindex"
+    first = await client.post(one, headers=KEY)
+    assert first.status_code == 202, first.text
+    body = first.json()
+    assert body["documents"] == [
+        {"id": str(ids["guide"]), "filename": "guide.md", "status": "pending"}
+    ]
+    assert body["already_requested"] is False
+    status = await client.get(f"/api/v1/projects/library/documents/{ids['guide']}", headers=KEY)
+    assert status.json()["status"] == "pending"
+    again = (await client.post(one, headers=KEY)).json()
+    assert again["request_id"] == body["request_id"] and again["already_requested"] is True
+    project = (await client.post("/api/v1/projects/library/reindex", headers=KEY)).json()
+    assert project["request_id"] != body["request_id"]
+    assert [d["filename"] for d in project["documents"]] == ["guide.md"]
+    with psycopg.connect(database_url) as conn:
+        assert open_requests(conn) == [
+            (body["request_id"], "library", "guide.md"),
+            (project["request_id"], "library", None),
+        ]
+
+
+async def test_reindex_of_a_document_whose_file_is_gone_marks_nothing(api, database_url):
+    client, docs, ids = api
+    (docs / "library" / "guide.md").unlink()
+    response = await client.post(
+        f"/api/v1/projects/library/documents/{ids['guide']}/reindex", headers=KEY
+    )
+    assert response.status_code == 202 and response.json()["documents"] == []
+    status = await client.get(f"/api/v1/projects/library/documents/{ids['guide']}", headers=KEY)
+    assert status.json()["status"] == "ready"
 
 
 ROUTES = [

@@ -131,10 +131,13 @@ async def test_the_service_starts_with_ollama_down_and_binds_once_it_answers(
             assert back.status_code == 200 and back.json()[0]["content"].startswith("Knead")
 
 
-async def test_a_model_without_an_index_yet_is_bound_when_ollama_returns(
+async def test_a_model_without_an_index_yet_answers_once_ollama_returns(
     database_url, tmp_path, monkeypatch
 ):
+    """Nothing indexed with the model yet: 503 while Ollama is down, then an empty answer (the
+    pipeline binds the index when it indexes; the query service only reads)."""
     monkeypatch.setattr("mirage_query.index_binding.RETRY_SECONDS", 0.2)
+    monkeypatch.setattr("mirage_query.index_binding.EMBEDDER_RETRY_SECONDS", 0.2)
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     async with AsyncTestClient(app=create_app(settings_for(tmp_path, database_url, url))) as c:

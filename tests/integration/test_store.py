@@ -47,8 +47,8 @@ def new_document(conn: psycopg.Connection, path: str = "a.md"):
     )
 
 
-def test_migrations_apply_once(database_url: str) -> None:
-    with psycopg.connect(database_url) as conn:
+def test_migrations_apply_once(empty_database_url: str) -> None:
+    with psycopg.connect(empty_database_url) as conn:
         first = apply_migrations(conn)
         again = apply_migrations(conn)
         tables = {

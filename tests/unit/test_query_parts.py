@@ -86,10 +86,7 @@ def test_new_settings_from_env():
     s = Settings.from_env(
         {"MIRAGE_DAGSTER_PORT": "3111", "MIRAGE_MAX_UPLOAD_MB": "5", "MIRAGE_RRF_K": "30"}
     )
-    assert s.dagster_url == "http://localhost:3111"
+    assert s.dagster_port == 3111
     assert s.max_upload_bytes == 5 * 1024 * 1024 and s.rrf_k == 30
-    assert Settings.from_env({"MIRAGE_DAGSTER_URL": "dagster:3000"}).dagster_url == (
-        "http://dagster:3000"
-    )
     with pytest.raises(SettingsError, match="MIRAGE_MAX_UPLOAD_MB"):
         Settings.from_env({"MIRAGE_MAX_UPLOAD_MB": "0"})

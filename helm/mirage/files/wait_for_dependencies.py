@@ -1,8 +1,9 @@
 """Init container of the Helm chart: wait until PostgreSQL answers and Ollama embeds with the model.
 
 Runs in the miRAGe image (psycopg and httpx are there). Reads MIRAGE_DATABASE_URL,
-MIRAGE_EMBEDDER, OLLAMA_HOST and MIRAGE_WAIT_TIMEOUT (seconds); exits 0 when both answer,
-1 with the last reason when the time is up.
+MIRAGE_EMBEDDER, OLLAMA_HOST and MIRAGE_WAIT_TIMEOUT (seconds); with MIRAGE_WAIT_FOR_SCHEMA=1
+(the query service) also waits until the code location's migrate step brought the schema to
+this image's version. Exits 0 when all answer, 1 with the last reason when the time is up.
 """
 
 import os
@@ -38,6 +39,18 @@ def model_answers(host: str, model: str) -> str | None:
     return None
 
 
+def schema_behind(url: str) -> str | None:
+    """None when the database has every migration of this image, else what it lacks."""
+    from mirage_pipeline.store.schema import SchemaBehind, check_schema
+
+    try:
+        with psycopg.connect(url, connect_timeout=5) as conn:
+            check_schema(conn)
+    except (SchemaBehind, psycopg.Error) as exc:
+        return f"schema: {str(exc).splitlines()[0]}"
+    return None
+
+
 def main() -> int:
     url = os.environ["MIRAGE_DATABASE_URL"]
     embedder = os.environ.get("MIRAGE_EMBEDDER", "")
@@ -48,8 +61,10 @@ def main() -> int:
         reason = database_answers(url)
         if reason is None and embedder.startswith("ollama:"):
             reason = model_answers(host, embedder.removeprefix("ollama:"))
+        if reason is None and os.environ.get("MIRAGE_WAIT_FOR_SCHEMA") == "1":
+            reason = schema_behind(url)
         if reason is None:
-            print("PostgreSQL and the embedder answer", flush=True)
+            print("PostgreSQL and the embedder answer", flush=True)  # (and the schema is current)
             return 0
         if time.monotonic() >= deadline:
             print(f"gave up waiting: {reason}", file=sys.stderr, flush=True)

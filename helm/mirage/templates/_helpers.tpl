@@ -182,21 +182,48 @@ imagePullSecrets:
 {{- end }}
 
 {{/* Init container: wait for PostgreSQL and for the embedding model (pulled by the hook Job). */}}
+{{/* Init container: wait for PostgreSQL and the embedder; with "schema" true, also for the
+     schema the code location's migrate step brings (the query service never migrates). */}}
 {{- define "mirage.waitForDependencies" -}}
+{{- $ctx := .ctx -}}
 - name: wait-for-dependencies
-  image: {{ include "mirage.image" . }}
-  imagePullPolicy: {{ .Values.image.pullPolicy }}
+  image: {{ include "mirage.image" $ctx }}
+  imagePullPolicy: {{ $ctx.Values.image.pullPolicy }}
   command: ["python", "/opt/mirage/scripts/wait_for_dependencies.py"]
   env:
-    {{- include "mirage.env" . | nindent 4 }}
+    {{- include "mirage.env" $ctx | nindent 4 }}
     - name: MIRAGE_WAIT_TIMEOUT
-      value: {{ .Values.waitForDependencies.timeoutSeconds | quote }}
+      value: {{ $ctx.Values.waitForDependencies.timeoutSeconds | quote }}
+    {{- if .schema }}
+    - name: MIRAGE_WAIT_FOR_SCHEMA
+      value: "1"
+    {{- end }}
   envFrom:
-    {{- include "mirage.envFrom" . | nindent 4 }}
+    {{- include "mirage.envFrom" $ctx | nindent 4 }}
   volumeMounts:
     - name: scripts
       mountPath: /opt/mirage/scripts
       readOnly: true
+    - name: tmp
+      mountPath: /tmp
+  securityContext:
+    {{- toYaml $ctx.Values.securityContext | nindent 4 }}
+  resources:
+    {{- toYaml $ctx.Values.waitForDependencies.resources | nindent 4 }}
+{{- end }}
+
+{{/* Init container of the code location: migrate the schema and bind the embedder's index
+     (mirage_pipeline.store.migrate), before the pipeline and the query service use them. */}}
+{{- define "mirage.migrate" -}}
+- name: migrate
+  image: {{ include "mirage.image" . }}
+  imagePullPolicy: {{ .Values.image.pullPolicy }}
+  command: ["python", "-m", "mirage_pipeline.store.migrate"]
+  env:
+    {{- include "mirage.env" . | nindent 4 }}
+  envFrom:
+    {{- include "mirage.envFrom" . | nindent 4 }}
+  volumeMounts:
     - name: tmp
       mountPath: /tmp
   securityContext:
