@@ -27,9 +27,9 @@ from mirage_pipeline.documents_folder import (
 from mirage_pipeline.parsing import PARSERS, file_type_of
 from mirage_pipeline.store import documents as store
 from mirage_pipeline.store.reindex import request_reindex
+from mirage_query import catalog
 from mirage_query.schemas import (
     Accepted,
-    ChunkInfo,
     ChunkPage,
     Deleted,
     DocumentInfo,
@@ -48,20 +48,6 @@ from mirage_query.uploads import (
     receive_upload,
     safe_document_path,
 )
-
-_DOCUMENT_COLUMNS = (
-    "id, path, file_type, status, error_message, chunk_count, size_bytes, indexed_at,"
-    " updated_at, metadata ->> 'title'"
-)
-_PROJECTS = """
-SELECT p.name, count(d.id), coalesce(sum(d.chunk_count), 0),
-       count(d.id) FILTER (WHERE d.status = 'ready'),
-       count(d.id) FILTER (WHERE d.status IN ('pending', 'indexing')),
-       count(d.id) FILTER (WHERE d.status = 'error')
-FROM projects p LEFT JOIN documents d ON d.project_id = p.id
-GROUP BY p.name ORDER BY p.name
-"""
-
 
 MAX_OFFSET = 2**31 - 1  # chunk positions are PostgreSQL integers
 T = TypeVar("T")
@@ -82,45 +68,19 @@ def _check_type(path: str) -> None:
         )
 
 
-def _document(row: tuple) -> DocumentInfo:
-    return DocumentInfo(
-        id=str(row[0]),
-        filename=row[1],
-        file_type=row[2],
-        status=row[3],
-        error=row[4],
-        chunk_count=row[5],
-        size_bytes=row[6],
-        indexed_at=row[7],
-        updated_at=row[8],
-        title=row[9],
-    )
-
-
 def _documents_dir(request: Request) -> Path:
     return request.app.state.settings.documents_dir
 
 
-async def _project_id(conn: AsyncConnection, name: str) -> UUID | None:
-    row = await (await conn.execute("SELECT id FROM projects WHERE name = %s", (name,))).fetchone()
-    return row[0] if row else None
-
-
-async def _require_document(conn: AsyncConnection, project: str, document_id: str) -> tuple:
+async def _require_document(conn: AsyncConnection, project: str, document_id: str) -> DocumentInfo:
     try:
         doc_uuid = UUID(document_id)
     except ValueError:
         raise NotFoundException(detail=f"document {document_id!r} not found") from None
-    row = await (
-        await conn.execute(
-            f"SELECT {_DOCUMENT_COLUMNS} FROM documents WHERE id = %s AND project_id ="
-            " (SELECT id FROM projects WHERE name = %s)",
-            (doc_uuid, project),
-        )
-    ).fetchone()
-    if row is None:
+    found = await catalog.document(conn, project, doc_uuid)
+    if found is None:
         raise NotFoundException(detail=f"document {document_id} not found in project {project!r}")
-    return row
+    return found
 
 
 async def _store(request: Request, write: Callable[..., T], *args: object, **kwargs: object) -> T:
@@ -181,8 +141,7 @@ class ProjectController(Controller):
     @get("/", summary="Projects: folders and indexed ones, with document counts")
     async def list_projects(self, request: Request) -> list[ProjectInfo]:
         async with request.app.state.pool.connection() as conn:
-            rows = await (await conn.execute(_PROJECTS)).fetchall()
-        found = {row[0]: ProjectInfo(*row) for row in rows}
+            found = {p.name: p for p in await catalog.projects(conn)}
         for name in await anyio.to_thread.run_sync(project_names, _documents_dir(request)):
             found.setdefault(name, ProjectInfo(name=name))
         return [found[name] for name in sorted(found)]
@@ -191,7 +150,7 @@ class ProjectController(Controller):
     async def create_project(self, data: ProjectCreate, request: Request) -> ProjectInfo:
         folder = _documents_dir(request) / data.name
         async with request.app.state.pool.connection() as conn:
-            if folder.exists() or folder.is_symlink() or await _project_id(conn, data.name):
+            if folder.exists() or folder.is_symlink() or await catalog.project_id(conn, data.name):
                 raise Conflict(detail=f"project {data.name!r} exists")
         folder.mkdir(parents=True)
         await _store(request, store.upsert_project, data.name)
@@ -204,7 +163,7 @@ class ProjectController(Controller):
         check_project_name(project)
         folder = _documents_dir(request) / project
         async with request.app.state.pool.connection() as conn:
-            exists = await _project_id(conn, project)
+            exists = await catalog.project_id(conn, project)
             if not exists and not folder.is_dir() and not folder.is_symlink():
                 raise NotFoundException(detail=f"project {project!r} not found")
             if not confirm:
@@ -226,7 +185,7 @@ class ProjectController(Controller):
             if f.project == project
         ]
         async with request.app.state.pool.connection() as conn:
-            indexed = await _project_id(conn, project)
+            indexed = await catalog.project_id(conn, project)
         if not files and not indexed:
             raise NotFoundException(detail=f"project {project!r} not found")
         return await _request_reindex(request, project, None, [f.path for f in files])
@@ -238,16 +197,12 @@ class DocumentController(Controller):
     @get("/", summary="Documents of a project with their indexing status")
     async def list_documents(self, project: str, request: Request) -> list[DocumentInfo]:
         async with request.app.state.pool.connection() as conn:
-            project_id = await _project_id(conn, project)
+            project_id = await catalog.project_id(conn, project)
             if project_id is None:
                 if project_folder_exists(_documents_dir(request), project):
                     return []
                 raise NotFoundException(detail=f"project {project!r} not found")
-            cur = await conn.execute(
-                f"SELECT {_DOCUMENT_COLUMNS} FROM documents WHERE project_id = %s ORDER BY path",
-                (project_id,),
-            )
-            return [_document(row) for row in await cur.fetchall()]
+            return await catalog.documents(conn, project_id)
 
     @post(
         "/",
@@ -295,27 +250,27 @@ class DocumentController(Controller):
     @get("/{document_id:str}", summary="One document")
     async def get_document(self, project: str, document_id: str, request: Request) -> DocumentInfo:
         async with request.app.state.pool.connection() as conn:
-            return _document(await _require_document(conn, project, document_id))
+            return await _require_document(conn, project, document_id)
 
     @delete("/{document_id:str}", status_code=200, summary="Delete a document (file and index)")
     async def delete_document(self, project: str, document_id: str, request: Request) -> Deleted:
         async with request.app.state.pool.connection() as conn:
-            row = await _require_document(conn, project, document_id)
-            root = _documents_dir(request)
-        await anyio.to_thread.run_sync(_remove_file, root, project, row[1])
-        await _store(request, store.delete_document, project=project, path=row[1])
-        return Deleted(deleted=True, id=str(row[0]), name=row[1])
+            doc = await _require_document(conn, project, document_id)
+        await anyio.to_thread.run_sync(_remove_file, _documents_dir(request), project, doc.filename)
+        await _store(request, store.delete_document, project=project, path=doc.filename)
+        return Deleted(deleted=True, id=doc.id, name=doc.filename)
 
     @post("/{document_id:str}/reindex", status_code=202, summary="Re-index one document")
     async def reindex_document(
         self, project: str, document_id: str, request: Request
     ) -> ReindexRequested:
         async with request.app.state.pool.connection() as conn:
-            row = await _require_document(conn, project, document_id)
+            doc = await _require_document(conn, project, document_id)
         exists = await anyio.to_thread.run_sync(
-            _file_exists, _documents_dir(request), document_key(project, row[1])
+            _file_exists, _documents_dir(request), document_key(project, doc.filename)
         )
-        return await _request_reindex(request, project, row[1], [row[1]] if exists else [])
+        paths = [doc.filename] if exists else []
+        return await _request_reindex(request, project, doc.filename, paths)
 
     @get("/{document_id:str}/chunks", summary="A document's chunks, for debugging")
     async def document_chunks(
@@ -329,17 +284,5 @@ class DocumentController(Controller):
         index = await request.app.state.indexes.current()
         index_id = index.id if index is not None else None  # no index yet: no chunks
         async with request.app.state.pool.connection() as conn:
-            row = await _require_document(conn, project, document_id)
-            total = await (
-                await conn.execute(
-                    "SELECT count(*) FROM chunks WHERE document_id = %s AND index_id = %s",
-                    (row[0], index_id),
-                )
-            ).fetchone()
-            cur = await conn.execute(
-                "SELECT id, position, content, structure, metadata, lang FROM chunks"
-                " WHERE document_id = %s AND index_id = %s ORDER BY position OFFSET %s LIMIT %s",
-                (row[0], index_id, offset, limit),
-            )
-            items = [ChunkInfo(*r) for r in await cur.fetchall()]
-        return ChunkPage(total=total[0], offset=offset, limit=limit, items=items)
+            doc = await _require_document(conn, project, document_id)
+            return await catalog.chunk_page(conn, UUID(doc.id), index_id, offset, limit)

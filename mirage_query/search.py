@@ -219,12 +219,6 @@ async def configure_session(conn: AsyncConnection) -> None:
         await conn.commit()
 
 
-async def find_project_id(conn: AsyncConnection, name: str) -> UUID | None:
-    cur = await conn.execute("SELECT id FROM projects WHERE name = %s", (name,))
-    row = await cur.fetchone()
-    return row[0] if row else None
-
-
 async def search_hybrid(
     conn: AsyncConnection,
     index: EmbeddingIndex,

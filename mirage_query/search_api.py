@@ -13,6 +13,7 @@ from litestar import Request, post
 from litestar.exceptions import NotFoundException
 
 from mirage_pipeline.store.schema import EmbeddingIndex
+from mirage_query.catalog import project_id as find_project_id
 from mirage_query.query_vectors import QueryEmbedder
 from mirage_query.schemas import (
     BatchRequest,
@@ -21,7 +22,7 @@ from mirage_query.schemas import (
     SearchResult,
     UnionResult,
 )
-from mirage_query.search import SearchPlan, find_project_id, search_hybrid
+from mirage_query.search import SearchPlan, search_hybrid
 from mirage_query.uploads import project_folder_exists
 
 
