@@ -93,3 +93,25 @@ def test_new_settings_from_env():
     )
     with pytest.raises(SettingsError, match="MIRAGE_MAX_UPLOAD_MB"):
         Settings.from_env({"MIRAGE_MAX_UPLOAD_MB": "0"})
+
+
+def test_search_statement_is_composed_once_per_shape():
+    from mirage_pipeline.store.schema import EmbeddingIndex
+    from mirage_query.schemas import Filters
+    from mirage_query.search_sql import build_search_sql
+
+    index = EmbeddingIndex(id=7, model="m", dimension=384)
+    first, params = build_search_sql(index, "hybrid", Filters(tags=["a"]), configs=("english",))
+    again, other = build_search_sql(index, "hybrid", Filters(tags=["b"]), configs=("english",))
+    assert again is first and params == {"f_tags": ["a"]} and other == {"f_tags": ["b"]}
+    text = first.as_string(None)
+    assert "c.index_id = 7 " in text and "::vector(384)" in text and "::halfvec(384)" in text
+    assert "?| %(f_tags)s" in text and "AND false" in text  # windows only re-score filtered chunks
+    assert "websearch_to_tsquery" not in text  # the query is not in websearch syntax
+    unfiltered, none = build_search_sql(index, "hybrid", None, strict=True, configs=("english",))
+    assert unfiltered is not first and none == {}
+    text = unfiltered.as_string(None)
+    assert "AND true" in text and "= 'english'::regconfig" in text
+    vector = build_search_sql(index, "vector", None, fusion="rrf")[0]
+    assert vector is build_search_sql(index, "vector", None, fusion="score")[0]  # no fusion
+    assert "txt" not in vector.as_string(None)
