@@ -57,15 +57,37 @@ def test_bad_project_names(name):
 
 
 def test_metrics_text_format():
+    from prometheus_client.parser import text_string_to_metric_families
+
     metrics = Metrics()
-    metrics.observe("POST", "/api/v1/projects/{project}/search", 200, 0.02)
-    metrics.observe("POST", "/api/v1/projects/{project}/search", 200, 0.2)
-    text = metrics.render()
-    route = 'method="POST",route="/api/v1/projects/{project}/search"'
-    assert f'mirage_http_requests_total{{{route},status="200"}} 2' in text
-    assert f'mirage_http_request_duration_seconds_bucket{{{route},le="0.025"}} 1' in text
-    assert f'mirage_http_request_duration_seconds_bucket{{{route},le="+Inf"}} 2' in text
-    assert f"mirage_http_request_duration_seconds_count{{{route}}} 2" in text
+    route = "/api/v1/projects/{project}/search"
+    metrics.observe("POST", route, 200, 0.02)
+    metrics.observe("POST", route, 200, 0.2)
+    metrics.observe("GET", 'odd"route', 404, 0.001)  # a label value that must be escaped
+    families = {f.name: f for f in text_string_to_metric_families(metrics.render())}
+    assert families["mirage_http_requests"].type == "counter"
+    assert families["mirage_http_request_duration_seconds"].type == "histogram"
+    samples = {
+        (s.name, tuple(sorted(s.labels.items()))): s.value
+        for f in families.values()
+        for s in f.samples
+    }
+    labels = (("method", "POST"), ("route", route))
+    assert samples[("mirage_http_requests_total", (*labels, ("status", "200")))] == 2
+    assert (
+        samples[
+            (
+                "mirage_http_requests_total",
+                (("method", "GET"), ("route", 'odd"route'), ("status", "404")),
+            )
+        ]
+        == 1
+    )
+    bucket = "mirage_http_request_duration_seconds_bucket"
+    assert samples[(bucket, (("le", "0.025"), *labels))] == 1
+    assert samples[(bucket, (("le", "+Inf"), *labels))] == 2
+    assert samples[("mirage_http_request_duration_seconds_count", labels)] == 2
+    assert samples[("mirage_http_request_duration_seconds_sum", labels)] == pytest.approx(0.22)
 
 
 def test_clean_query_removes_what_postgres_refuses():
