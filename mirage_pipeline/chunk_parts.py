@@ -13,15 +13,25 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import numpy as np
 
-if TYPE_CHECKING:
-    from mirage_pipeline.chunking import Chunk
-
 PART_WORDS = 60
 _SENTENCE_BREAK = re.compile(r"(?<=[.!?…;:])\s+|\n+")
+
+
+class EmbeddedChunk(Protocol):
+    """What embedding needs of a chunk: `chunking.Chunk`, which this module cannot import back
+    (chunking imports it)."""
+
+    @property
+    def embed_text(self) -> str: ...
+
+    @property
+    def parts(self) -> tuple[str, ...]: ...
+
+    def part_texts(self) -> list[str]: ...
 
 
 def chunk_parts(content: str, words: int = PART_WORDS) -> list[str]:
@@ -47,12 +57,14 @@ def chunk_parts(content: str, words: int = PART_WORDS) -> list[str]:
     return windows if len(windows) > 1 else []
 
 
-def texts_to_embed(chunks: Sequence[Chunk]) -> list[str]:
+def texts_to_embed(chunks: Sequence[EmbeddedChunk]) -> list[str]:
     """What a document's embedding step embeds: every chunk, then every chunk's windows."""
     return [c.embed_text for c in chunks] + [t for c in chunks for t in c.part_texts()]
 
 
-def split_vectors(chunks: Sequence[Chunk], vectors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def split_vectors(
+    chunks: Sequence[EmbeddedChunk], vectors: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """`texts_to_embed`'s vectors back as (one per chunk, one per window)."""
     n = len(chunks)
     expected = n + sum(len(c.parts) for c in chunks)

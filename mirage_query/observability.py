@@ -5,13 +5,12 @@ from __future__ import annotations
 import json
 import logging
 import re
-import threading
 import time
 import uuid
-from collections import defaultdict
 from typing import Any
 
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
+from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
 
 log = logging.getLogger("mirage_query.access")
 
@@ -20,55 +19,32 @@ _REQUEST_ID = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
 
 
 class Metrics:
-    """Request counts and latency histograms by (method, route template, status)."""
+    """Request counts and latency histograms by (method, route template, status), in a registry
+    of their own (one per app, so two apps in a process, as in tests, count apart)."""
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self.requests: dict[tuple[str, str, str], int] = defaultdict(int)
-        self.buckets: dict[tuple[str, str], list[int]] = {}
-        self.sums: dict[tuple[str, str], float] = defaultdict(float)
+        self.registry = CollectorRegistry(auto_describe=True)
+        self._requests = Counter(
+            "mirage_http_requests",
+            "HTTP requests by method, route and status.",
+            ("method", "route", "status"),
+            registry=self.registry,
+        )
+        self._latency = Histogram(
+            "mirage_http_request_duration_seconds",
+            "HTTP request latency.",
+            ("method", "route"),
+            buckets=BUCKETS,
+            registry=self.registry,
+        )
 
     def observe(self, method: str, route: str, status: int, seconds: float) -> None:
-        with self._lock:
-            self.requests[(method, route, str(status))] += 1
-            counts = self.buckets.setdefault((method, route), [0] * (len(BUCKETS) + 1))
-            for i, bound in enumerate(BUCKETS):
-                if seconds <= bound:
-                    counts[i] += 1
-            counts[-1] += 1
-            self.sums[(method, route)] += seconds
+        self._requests.labels(method, route, str(status)).inc()
+        self._latency.labels(method, route).observe(seconds)
 
     def render(self) -> str:
         """The Prometheus text exposition format (version 0.0.4)."""
-        out = [
-            "# HELP mirage_http_requests_total HTTP requests by method, route and status.",
-            "# TYPE mirage_http_requests_total counter",
-        ]
-        with self._lock:
-            for (method, route, status), n in sorted(self.requests.items()):
-                labels = _labels(method=method, route=route, status=status)
-                out.append(f"mirage_http_requests_total{{{labels}}} {n}")
-            out += [
-                "# HELP mirage_http_request_duration_seconds HTTP request latency.",
-                "# TYPE mirage_http_request_duration_seconds histogram",
-            ]
-            for (method, route), counts in sorted(self.buckets.items()):
-                base = _labels(method=method, route=route)
-                for bound, n in zip((*map(str, BUCKETS), "+Inf"), counts, strict=True):
-                    out.append(
-                        f'mirage_http_request_duration_seconds_bucket{{{base},le="{bound}"}} {n}'
-                    )
-                total = self.sums[(method, route)]
-                out.append(f"mirage_http_request_duration_seconds_sum{{{base}}} {total:.6f}")
-                out.append(f"mirage_http_request_duration_seconds_count{{{base}}} {counts[-1]}")
-        return "\n".join(out) + "\n"
-
-
-def _labels(**values: str) -> str:
-    def escape(v: str) -> str:
-        return v.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
-
-    return ",".join(f'{k}="{escape(v)}"' for k, v in values.items())
+        return generate_latest(self.registry).decode()
 
 
 class ObservabilityMiddleware:

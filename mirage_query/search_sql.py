@@ -1,4 +1,5 @@
-"""The search statement: one `psycopg.sql.Composed` per request, built from its legs.
+"""The search statement: one `psycopg.sql.Composed`, composed from its legs once per shape
+(mode, fusion, websearch syntax or not, which filters) and reused; a request brings parameters.
 
 - **Vector leg**: candidates from the model's partial HNSW index over the chunks' sentence
   windows (`chunk_parts`; a short chunk is its own window), each candidate scored exactly as the
@@ -24,6 +25,7 @@ and `embedding::vector(<d>)` to use that model's partial HNSW indexes.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from psycopg import sql
@@ -31,9 +33,7 @@ from psycopg import sql
 from mirage_pipeline.store.schema import EmbeddingIndex
 from mirage_query.schemas import Filters
 
-FUSIONS = ("score", "rrf")
-
-_VECTOR_LEG = """
+_VECTOR_LEG = sql.SQL("""
 vec_chunks AS (
     SELECT c.id FROM chunks c
     WHERE c.index_id = {index_id} AND c.project_id = %(project_id)s {filters}
@@ -62,11 +62,11 @@ vec AS (
     ) s
     ORDER BY similarity DESC, id
     LIMIT %(candidates)s
-)"""
+)""")
 
 # Lexemes and lemmas with their weights arrive as arrays (term_stats.py); a chunk is scored
 # with the lexemes of its own language configuration and with the lemmas.
-_TEXT_LEG = """
+_TEXT_LEG = sql.SQL("""
 terms AS MATERIALIZED (
     SELECT t.cfg::regconfig AS cfg, t.q::tsquery AS q, t.w
     FROM unnest(%(t_cfg)s::text[], %(t_q)s::text[], %(t_w)s::float8[]) AS t(cfg, q, w)
@@ -119,19 +119,23 @@ txt AS (
     WHERE score > 0
     ORDER BY score DESC, id
     LIMIT %(candidates)s
-)"""
+)""")
 
 # websearch syntax: the chunks matching the query as written, each parsed in its own language.
-_EXACT_PICK = """
+_EXACT_PICK = sql.SQL("""
     UNION ALL
     SELECT c.id, mirage_text_config(c.lang), 1e6::real
     FROM chunks c
     WHERE c.index_id = {index_id} AND c.project_id = %(project_id)s {filters}
-      AND ({strict_pick})"""
-_EXACT_MATCH = "c.tsv @@ websearch_to_tsquery(p.cfg, %(text)s)"
+      AND ({strict_pick})""")
+_EXACT_MATCH = sql.SQL("c.tsv @@ websearch_to_tsquery(p.cfg, %(text)s)")
+_STRICT_PICK = sql.SQL(
+    "(mirage_text_config(c.lang) = {cfg}::regconfig"
+    " AND c.tsv @@ websearch_to_tsquery({cfg}::regconfig, %(text)s))"
+)
 
 _FUSED = {
-    ("hybrid", "score"): """
+    ("hybrid", "score"): sql.SQL("""
 fused AS (
     SELECT coalesce(v.id, t.id) AS id, v.similarity, v.rank AS vector_rank, t.rank AS text_rank,
            t.score AS text_score,
@@ -141,32 +145,32 @@ fused AS (
     FROM vec v FULL JOIN txt t ON t.id = v.id
     CROSS JOIN (SELECT min(similarity) AS low, max(similarity) AS high FROM vec) vs
     CROSS JOIN (SELECT max(score) AS high FROM txt) ts
-)""",
-    ("hybrid", "rrf"): """
+)"""),
+    ("hybrid", "rrf"): sql.SQL("""
 fused AS (
     SELECT coalesce(v.id, t.id) AS id, v.similarity, v.rank AS vector_rank, t.rank AS text_rank,
            t.score AS text_score,
            coalesce(%(wv)s / (%(k)s + v.rank), 0) + coalesce(%(wt)s / (%(k)s + t.rank), 0) AS fused
     FROM vec v FULL JOIN txt t ON t.id = v.id
-)""",
-    ("vector", None): """
+)"""),
+    ("vector", None): sql.SQL("""
 fused AS (
     SELECT id, similarity, rank AS vector_rank, NULL::bigint AS text_rank,
            NULL::float8 AS text_score, similarity AS fused
     FROM vec
-)""",
-    ("text", None): """
+)"""),
+    ("text", None): sql.SQL("""
 fused AS (
     SELECT id, NULL::float8 AS similarity, NULL::bigint AS vector_rank, rank AS text_rank,
            score AS text_score, score AS fused
     FROM txt
-)""",
+)"""),
 }
 
 # The best `limit` candidates are chosen from ids and scores alone (a full-text-only candidate
 # gets its similarity here, for the threshold); content is read, and highlighted, for those
 # few rows only.
-_FINAL = """,
+_FINAL = sql.SQL(""",
 ranked AS (
     SELECT f.id, f.vector_rank, f.text_rank, f.text_score, f.fused, {similarity} AS similarity
     FROM fused f
@@ -188,29 +192,28 @@ FROM top r
 JOIN chunks c ON c.id = r.id
 JOIN documents d ON d.id = c.document_id
 ORDER BY r.fused DESC, r.id
-"""
+""")
+
+# The similarity of a full-text-only candidate, and the threshold, in modes with a vector leg.
+_SIMILARITY = sql.SQL("coalesce(f.similarity, 1 - (c.embedding::{vtype} <=> %(q)s::{vtype}))")
+_THRESHOLD = sql.SQL("(%(threshold)s::float8 IS NULL OR r.similarity >= %(threshold)s::float8)")
+# any of the query's words, not all of them: a question is not a conjunction
+_HEADLINE_QUERY = sql.SQL(
+    "replace(plainto_tsquery(mirage_text_config(c.lang), %(text)s)::text, ' & ', ' | ')::tsquery"
+)
 
 _FILTERS = {
-    "documents": " AND c.document_id IN (SELECT id FROM documents WHERE project_id ="
-    " %(project_id)s AND (id::text = ANY(%(f_documents)s) OR path = ANY(%(f_documents)s)))",
-    "file_types": " AND c.document_id IN (SELECT id FROM documents WHERE project_id ="
-    " %(project_id)s AND file_type = ANY(%(f_file_types)s))",
-    "tags": " AND (c.metadata -> 'tags') ?| %(f_tags)s",
-    "types": " AND (c.metadata ->> 'type') = ANY(%(f_types)s)",
+    "documents": sql.SQL(
+        " AND c.document_id IN (SELECT id FROM documents WHERE project_id ="
+        " %(project_id)s AND (id::text = ANY(%(f_documents)s) OR path = ANY(%(f_documents)s)))"
+    ),
+    "file_types": sql.SQL(
+        " AND c.document_id IN (SELECT id FROM documents WHERE project_id ="
+        " %(project_id)s AND file_type = ANY(%(f_file_types)s))"
+    ),
+    "tags": sql.SQL(" AND (c.metadata -> 'tags') ?| %(f_tags)s"),
+    "types": sql.SQL(" AND (c.metadata ->> 'type') = ANY(%(f_types)s)"),
 }
-
-
-def filter_sql(filters: Filters | None) -> tuple[str, dict[str, Any]]:
-    """The filter clauses on `chunks c` and their parameters."""
-    if filters is None:
-        return "", {}
-    clauses, params = [], {}
-    for key, clause in _FILTERS.items():
-        values = getattr(filters, key)
-        if values is not None:
-            clauses.append(clause)
-            params[f"f_{key}"] = list(values)
-    return "".join(clauses), params
 
 
 def build_search_sql(
@@ -226,48 +229,62 @@ def build_search_sql(
 
     `strict`: the query is in websearch syntax; `configs`: the text-search configurations of
     the languages the index holds (the query as written is parsed in each)."""
-    filter_clauses, params = filter_sql(filters)
+    params = {
+        f"f_{key}": list(values)
+        for key in _FILTERS
+        if filters is not None and (values := getattr(filters, key)) is not None
+    }
+    filtered_on = tuple(key for key in _FILTERS if f"f_{key}" in params)
+    fusion_key = fusion if mode == "hybrid" else None
+    return _statement(index, mode, fusion_key, strict, filtered_on, tuple(configs)), params
+
+
+@functools.lru_cache(maxsize=256)
+def _statement(
+    index: EmbeddingIndex,
+    mode: str,
+    fusion: str | None,
+    strict: bool,
+    filtered_on: tuple[str, ...],
+    configs: tuple[str, ...],
+) -> sql.Composed:
+    """The statement composed once per shape: a request only brings its parameters."""
+    vtype, htype = index.vector_type(), index.halfvec_type()
+    index_id = sql.Literal(index.id)
+    filters = sql.Composed([_FILTERS[key] for key in filtered_on])
     legs = []
     if mode in ("hybrid", "vector"):
-        legs.append(_VECTOR_LEG)
-    if mode in ("hybrid", "text"):
         legs.append(
-            _TEXT_LEG.replace("{exact_pick}", _EXACT_PICK if strict else "").replace(
-                "{exact_match}", _EXACT_MATCH if strict else "false"
+            _VECTOR_LEG.format(
+                index_id=index_id,
+                filters=filters,
+                # a filter is on chunk rows: windows then only re-score the chunks found
+                parts_allowed=sql.SQL("false" if filtered_on else "true"),
+                vtype=vtype,
+                htype=htype,
             )
         )
-    fused = _FUSED[(mode, fusion if mode == "hybrid" else None)]
-    if mode == "text":
-        similarity, threshold = "NULL::float8", "true"
-    else:
-        similarity = "coalesce(f.similarity, 1 - (c.embedding::{vtype} <=> %(q)s::{vtype}))"
-        threshold = "(%(threshold)s::float8 IS NULL OR r.similarity >= %(threshold)s::float8)"
-    # any of the query's words, not all of them: a question is not a conjunction
-    headline_query = (
-        "replace(plainto_tsquery(mirage_text_config(c.lang), %(text)s)::text,"
-        " ' & ', ' | ')::tsquery"
+    if mode in ("hybrid", "text"):
+        exact_pick = sql.SQL("")
+        if strict:
+            strict_pick = sql.SQL(" OR ").join(
+                _STRICT_PICK.format(cfg=sql.Literal(cfg)) for cfg in configs or ("simple",)
+            )
+            exact_pick = _EXACT_PICK.format(
+                index_id=index_id, filters=filters, strict_pick=strict_pick
+            )
+        legs.append(
+            _TEXT_LEG.format(
+                index_id=index_id,
+                filters=filters,
+                exact_pick=exact_pick,
+                exact_match=_EXACT_MATCH if strict else sql.SQL("false"),
+            )
+        )
+    legs.append(_FUSED[(mode, fusion)])
+    final = _FINAL.format(
+        similarity=sql.SQL("NULL::float8") if mode == "text" else _SIMILARITY.format(vtype=vtype),
+        threshold=sql.SQL("true") if mode == "text" else _THRESHOLD,
+        headline_query=_HEADLINE_QUERY,
     )
-    template = (
-        "WITH "
-        + ",".join([*legs, fused])
-        + _FINAL.replace("{similarity}", similarity)
-        .replace("{threshold}", threshold)
-        .replace("{headline_query}", headline_query)
-    )
-    strict_pick = sql.SQL(" OR ").join(
-        sql.SQL(
-            "(mirage_text_config(c.lang) = {cfg}::regconfig"
-            " AND c.tsv @@ websearch_to_tsquery({cfg}::regconfig, %(text)s))"
-        ).format(cfg=sql.Literal(cfg))
-        for cfg in configs or ("simple",)
-    )
-    statement = sql.SQL(template).format(
-        vtype=index.vector_type(),
-        htype=index.halfvec_type(),
-        index_id=sql.Literal(index.id),
-        filters=sql.SQL(filter_clauses),
-        # a filter is on chunk rows: windows then only re-score the chunks found
-        parts_allowed=sql.SQL("false" if filter_clauses else "true"),
-        strict_pick=strict_pick,
-    )
-    return statement, params
+    return sql.SQL("WITH ") + sql.SQL(",").join(legs) + final

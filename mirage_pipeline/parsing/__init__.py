@@ -8,7 +8,7 @@ from pathlib import PurePosixPath
 from mirage_pipeline.language import prevailing_language
 from mirage_pipeline.parsing import budgets as _budgets
 from mirage_pipeline.parsing.budgets import Budgets, OverBudget
-from mirage_pipeline.parsing.model import Block, ParsedDocument, ParseError, Section
+from mirage_pipeline.parsing.model import ParsedDocument, ParseError
 from mirage_pipeline.parsing.policy import MarkdownPolicy, apply_policy, load_policy
 
 Parser = Callable[[bytes, str], ParsedDocument]
@@ -110,13 +110,11 @@ def with_language(doc: ParsedDocument) -> ParsedDocument:
 
 __all__ = [
     "PARSERS",
-    "Block",
     "Budgets",
     "MarkdownPolicy",
     "OverBudget",
     "ParseError",
     "ParsedDocument",
-    "Section",
     "file_type_of",
     "load_policy",
     "parse_document",

@@ -18,10 +18,9 @@ import io
 import posixpath
 import warnings as py_warnings
 import zipfile
-from dataclasses import dataclass, field
 
 from mirage_pipeline.language import CYRILLIC_LANGUAGES, identify_language, normalise_language
-from mirage_pipeline.parsing.epub_archive import read_archive
+from mirage_pipeline.parsing.epub_archive import EpubBook, read_archive
 from mirage_pipeline.parsing.epub_tree import SpineDocument, build_tree
 from mirage_pipeline.parsing.html_blocks import Event, read_xhtml
 from mirage_pipeline.parsing.html_chrome import edge_key, repeated_edges
@@ -29,16 +28,6 @@ from mirage_pipeline.parsing.model import ParsedDocument, ParseError
 
 _EDGE = 3  # blocks at either end of a document where a running header or footer may stand
 _SAMPLE = 4000  # characters of a document's text its language is read from
-
-
-@dataclass
-class EpubBook:
-    title: str = ""
-    authors: list[str] = field(default_factory=list)
-    language: str = ""
-    spine: list[tuple[str, bytes, bool]] = field(default_factory=list)  # (path, XHTML, linear)
-    toc: list[tuple[int, str, str]] = field(default_factory=list)  # (level, title, href)
-    navs: list[tuple[str, bytes]] = field(default_factory=list)  # nav documents off the spine
 
 
 def parse_epub(data: bytes, name: str) -> ParsedDocument:

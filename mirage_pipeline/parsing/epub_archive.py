@@ -1,4 +1,5 @@
-"""A lenient EPUB reader over the ZIP archive itself, for packages ebooklib refuses.
+"""What an EPUB package holds (`EpubBook`), and a lenient reader of it over the ZIP archive
+itself, for packages ebooklib refuses.
 
 It follows META-INF/container.xml to the package document, reads title/creator/language,
 the manifest and spine (skipping entries missing from the archive, dropping `#fragments` from
@@ -10,36 +11,36 @@ from __future__ import annotations
 import io
 import posixpath
 import zipfile
-from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field
 from urllib.parse import unquote
 
 from lxml import etree
 
 from mirage_pipeline.parsing.model import ParseError
+from mirage_pipeline.parsing.xml_elements import (
+    children,
+    element_text,
+    local_name,
+    parse_recovering,
+)
 
-if TYPE_CHECKING:
-    from mirage_pipeline.parsing.epub import EpubBook
-
-_PARSER = etree.XMLParser(recover=True, resolve_entities=False, no_network=True)
 _DOCUMENT_TYPES = {"application/xhtml+xml", "text/html", "application/x-dtbook+xml"}
 
 
-def _local(el: etree._Element) -> str:
-    return el.tag.rsplit("}", 1)[-1].lower() if isinstance(el.tag, str) else ""
+@dataclass
+class EpubBook:
+    """The package as either reader (ebooklib or `read_archive`) found it."""
 
-
-def _children(el: etree._Element, name: str) -> Iterator[etree._Element]:
-    return (c for c in el if _local(c) == name)
-
-
-def _text(el: etree._Element | None) -> str:
-    return " ".join("".join(el.itertext()).split()) if el is not None else ""
+    title: str = ""
+    authors: list[str] = field(default_factory=list)
+    language: str = ""
+    spine: list[tuple[str, bytes, bool]] = field(default_factory=list)  # (path, XHTML, linear)
+    toc: list[tuple[int, str, str]] = field(default_factory=list)  # (level, title, href)
+    navs: list[tuple[str, bytes]] = field(default_factory=list)  # nav documents off the spine
 
 
 def read_archive(data: bytes) -> EpubBook:
-    from mirage_pipeline.parsing.epub import EpubBook
-
+    """The package read from the ZIP archive directly, tolerating what ebooklib refuses."""
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
     except zipfile.BadZipFile as exc:
@@ -53,18 +54,21 @@ def read_archive(data: bytes) -> EpubBook:
     container = read("META-INF/container.xml")
     if container is None:
         raise ParseError("corrupt EPUB: META-INF/container.xml is missing")
+    container_root = parse_recovering(container)
     rootfile = next(
         (
             el.get("full-path")
-            for el in etree.fromstring(container, _PARSER).iter()
-            if _local(el) == "rootfile" and el.get("full-path")
+            for el in (container_root.iter() if container_root is not None else ())
+            if local_name(el) == "rootfile" and el.get("full-path")
         ),
         None,
     )
     opf_bytes = read(rootfile) if rootfile else None
     if opf_bytes is None:
         raise ParseError("corrupt EPUB: the package document named in container.xml is missing")
-    opf = etree.fromstring(opf_bytes, _PARSER)
+    opf = parse_recovering(opf_bytes)
+    if opf is None:
+        raise ParseError("corrupt EPUB: the package document is not XML")
     base = posixpath.dirname(rootfile or "")
 
     def resolve(href: str, relative_to: str = base) -> str:
@@ -72,24 +76,24 @@ def read_archive(data: bytes) -> EpubBook:
 
     book = EpubBook()
     for el in opf.iter():
-        name = _local(el)
+        name = local_name(el)
         if name == "title" and not book.title:
-            book.title = _text(el)
-        elif name == "creator" and _text(el):
-            book.authors.append(_text(el))
+            book.title = element_text(el)
+        elif name == "creator" and element_text(el):
+            book.authors.append(element_text(el))
         elif name == "language" and not book.language:
-            book.language = _text(el)
+            book.language = element_text(el)
     manifest: dict[str, tuple[str, str, str]] = {}  # id → (path, media type, properties)
     for el in opf.iter():
-        if _local(el) == "item" and el.get("id") and el.get("href"):
+        if local_name(el) == "item" and el.get("id") and el.get("href"):
             manifest[el.get("id")] = (
                 resolve(el.get("href")),
                 el.get("media-type", ""),
                 el.get("properties", ""),
             )
-    spine = next((el for el in opf.iter() if _local(el) == "spine"), None)
+    spine = next((el for el in opf.iter() if local_name(el) == "spine"), None)
     seen: set[str] = set()
-    for ref in _children(spine, "itemref") if spine is not None else ():
+    for ref in children(spine, "itemref") if spine is not None else ():
         path, media, _ = manifest.get(ref.get("idref", ""), ("", "", ""))
         if not path or path in seen:
             continue  # several manifest entries for one file (hrefs with #fragments)
@@ -108,10 +112,12 @@ def read_archive(data: bytes) -> EpubBook:
     ncx = manifest.get(ncx_id or "", (None,))[0] or next(
         (p for p, media, _ in manifest.values() if media == "application/x-dtbncx+xml"), None
     )
-    if nav and read(nav):
-        book.toc = _nav_toc(etree.fromstring(read(nav), _PARSER), posixpath.dirname(nav), base)
-    if not book.toc and ncx and read(ncx):
-        book.toc = _ncx_toc(etree.fromstring(read(ncx), _PARSER), posixpath.dirname(ncx), base)
+    nav_root = parse_recovering(read(nav) or b"") if nav else None
+    if nav_root is not None:
+        book.toc = _nav_toc(nav_root, posixpath.dirname(nav), base)
+    ncx_root = parse_recovering(read(ncx) or b"") if ncx and not book.toc else None
+    if ncx_root is not None:
+        book.toc = _ncx_toc(ncx_root, posixpath.dirname(ncx), base)
     return book
 
 
@@ -132,7 +138,7 @@ def _href(href: str, doc_dir: str, base: str) -> str:
 
 
 def _nav_toc(root: etree._Element, doc_dir: str, base: str) -> list[tuple[int, str, str]]:
-    navs = [el for el in root.iter() if _local(el) == "nav"]
+    navs = [el for el in root.iter() if local_name(el) == "nav"]
     toc_nav = next(
         (n for n in navs if "toc" in (n.get("{http://www.idpf.org/2007/ops}type") or "")),
         navs[0] if navs else None,
@@ -140,15 +146,15 @@ def _nav_toc(root: etree._Element, doc_dir: str, base: str) -> list[tuple[int, s
     found: list[tuple[int, str, str]] = []
 
     def walk(ol: etree._Element, level: int) -> None:
-        for li in _children(ol, "li"):
-            label = next((c for c in li if _local(c) in ("a", "span")), None)
-            href = label.get("href", "") if label is not None and _local(label) == "a" else ""
-            found.append((level, _text(label), _href(href, doc_dir, base)))
-            for sub in _children(li, "ol"):
+        for li in children(ol, "li"):
+            label = next((c for c in li if local_name(c) in ("a", "span")), None)
+            href = label.get("href", "") if label is not None and local_name(label) == "a" else ""
+            found.append((level, element_text(label), _href(href, doc_dir, base)))
+            for sub in children(li, "ol"):
                 walk(sub, level + 1)
 
     if toc_nav is not None:
-        for ol in _children(toc_nav, "ol"):
+        for ol in children(toc_nav, "ol"):
             walk(ol, 1)
     return found
 
@@ -157,14 +163,14 @@ def _ncx_toc(root: etree._Element, doc_dir: str, base: str) -> list[tuple[int, s
     found: list[tuple[int, str, str]] = []
 
     def walk(parent: etree._Element, level: int) -> None:
-        for point in _children(parent, "navpoint"):
-            label = next((c for c in point if _local(c) == "navlabel"), None)
-            content = next((c for c in point if _local(c) == "content"), None)
+        for point in children(parent, "navpoint"):
+            label = next((c for c in point if local_name(c) == "navlabel"), None)
+            content = next((c for c in point if local_name(c) == "content"), None)
             href = content.get("src", "") if content is not None else ""
-            found.append((level, _text(label), _href(href, doc_dir, base)))
+            found.append((level, element_text(label), _href(href, doc_dir, base)))
             walk(point, level + 1)
 
-    nav_map = next((el for el in root.iter() if _local(el) == "navmap"), None)
+    nav_map = next((el for el in root.iter() if local_name(el) == "navmap"), None)
     if nav_map is not None:
         walk(nav_map, 1)
     return found

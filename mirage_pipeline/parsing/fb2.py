@@ -17,31 +17,17 @@ from typing import Any
 
 import defusedxml.ElementTree as SafeET
 from defusedxml import DefusedXmlException
-from lxml import etree
 
 from mirage_pipeline.parsing.model import Block, ParsedDocument, ParseError, Section
+from mirage_pipeline.parsing.xml_elements import (
+    child,
+    children,
+    element_text,
+    local_name,
+    parse_recovering,
+)
 
 _NOTE_BODIES = {"notes", "comments", "footnotes"}
-
-
-def _local(el: Any) -> str:
-    tag = el.tag
-    return tag.rsplit("}", 1)[-1] if isinstance(tag, str) else ""
-
-
-def _children(el: Any, name: str) -> list[Any]:
-    return [c for c in el if _local(c) == name]
-
-
-def _child(el: Any, name: str) -> Any | None:
-    for c in el:
-        if _local(c) == name:
-            return c
-    return None
-
-
-def _text(el: Any | None) -> str:
-    return " ".join("".join(el.itertext()).split()) if el is not None else ""
 
 
 def _load(data: bytes) -> tuple[Any, list[str]]:
@@ -51,13 +37,7 @@ def _load(data: bytes) -> tuple[Any, list[str]]:
         raise ParseError(f"unsafe FB2: {exc} (entity expansion or external references)") from None
     except ET.ParseError as exc:
         strict_error = str(exc)
-    parser = etree.XMLParser(
-        recover=True, resolve_entities=False, no_network=True, load_dtd=False, huge_tree=False
-    )
-    try:
-        root = etree.fromstring(data, parser)
-    except etree.XMLSyntaxError as exc:
-        raise ParseError(f"corrupt FB2: not well-formed XML ({exc})") from None
+    root = parse_recovering(data)
     if root is None:
         raise ParseError(f"corrupt FB2: not well-formed XML ({strict_error})")
     return root, [f"FB2 is not well-formed XML ({strict_error}); read in recovery mode"]
@@ -65,26 +45,27 @@ def _load(data: bytes) -> tuple[Any, list[str]]:
 
 def parse_fb2(data: bytes, name: str) -> ParsedDocument:
     root, warnings = _load(data)
-    if _local(root) != "FictionBook":
+    if local_name(root) != "fictionbook":
         raise ParseError(
-            f"not an FB2 book: the root element is <{_local(root)}>, not <FictionBook>"
+            f"not an FB2 book: the root element is <{root.tag.rsplit('}', 1)[-1]}>,"
+            " not <FictionBook>"
         )
-    description = _child(root, "description")
-    info = _child(description, "title-info") if description is not None else None
-    title = _text(_child(info, "book-title")) if info is not None else ""
+    description = child(root, "description")
+    info = child(description, "title-info") if description is not None else None
+    title = element_text(child(info, "book-title")) if info is not None else ""
     metadata: dict[str, Any] = {}
     if info is not None:
-        authors = [_person(a) for a in _children(info, "author")]
+        authors = [_person(a) for a in children(info, "author")]
         if any(authors):
             metadata["authors"] = [a for a in authors if a]
-        if _text(_child(info, "lang")):
-            metadata["language"] = _text(_child(info, "lang"))
-        genres = [_text(g) for g in _children(info, "genre") if _text(g)]
+        if element_text(child(info, "lang")):
+            metadata["language"] = element_text(child(info, "lang"))
+        genres = [element_text(g) for g in children(info, "genre") if element_text(g)]
         if genres:
             metadata["genres"] = genres
-        if _text(_child(info, "annotation")):
-            metadata["annotation"] = _text(_child(info, "annotation"))[:1000]
-    bodies = _children(root, "body")
+        if element_text(child(info, "annotation")):
+            metadata["annotation"] = element_text(child(info, "annotation"))[:1000]
+    bodies = children(root, "body")
     if not bodies:
         raise ParseError("corrupt FB2: the book has no <body>")
     tree = Section(title="", level=0)
@@ -109,40 +90,40 @@ def parse_fb2(data: bytes, name: str) -> ParsedDocument:
 
 
 def _person(author: Any) -> str:
-    parts = [_text(_child(author, p)) for p in ("first-name", "middle-name", "last-name")]
+    parts = [element_text(child(author, p)) for p in ("first-name", "middle-name", "last-name")]
     full = " ".join(p for p in parts if p)
-    return full or _text(_child(author, "nickname"))
+    return full or element_text(child(author, "nickname"))
 
 
 def _title(el: Any) -> str:
-    title = _child(el, "title")
+    title = child(el, "title")
     if title is None:
         return ""
-    lines = [_text(p) for p in title if _text(p)]
-    return " ".join(lines) if lines else _text(title)
+    lines = [element_text(p) for p in title if element_text(p)]
+    return " ".join(lines) if lines else element_text(title)
 
 
 def _fill(section: Section, el: Any, top: bool = False) -> None:
     """Blocks of `el` into `section`; child sections become child Sections."""
     current = section
-    for child in el:
-        kind = _local(child)
+    for node in el:
+        kind = local_name(node)
         if kind == "section":
-            sub = Section(title=_title(child), level=section.level + 1)
-            _fill(sub, child)
+            sub = Section(title=_title(node), level=section.level + 1)
+            _fill(sub, node)
             if sub.blocks or sub.children:
                 if not sub.title:
                     sub.title = f"{len(section.children) + 1}"
                 section.children.append(sub)
             current = section  # text after a sub-section belongs to the parent again
-        elif kind == "subtitle" and _text(child):
-            current = Section(title=_text(child), level=section.level + 1)
+        elif kind == "subtitle" and element_text(node):
+            current = Section(title=element_text(node), level=section.level + 1)
             section.children.append(current)
         elif kind == "title":
             if top:  # the body's title (author / book) is the book's heading, not text
                 continue
         else:
-            block = _block(child, kind)
+            block = _block(node, kind)
             if block is not None:
                 target = current
                 if target.level == 0 and top:
@@ -161,19 +142,23 @@ def _lead_section(root: Section) -> Section:
 
 def _block(el: Any, kind: str) -> Block | None:
     if kind in ("p", "text-author"):
-        text = _text(el)
+        text = element_text(el)
         return Block("paragraph", text) if text else None
     if kind in ("epigraph", "cite", "annotation"):
-        lines = [_text(p) for p in el if _text(p)]
+        lines = [element_text(p) for p in el if element_text(p)]
         return Block("quote", "\n".join(lines)) if lines else None
     if kind == "poem":
-        lines = [_text(v) for v in el.iter() if _local(v) in ("v", "subtitle") and _text(v)]
+        lines = [
+            element_text(v)
+            for v in el.iter()
+            if local_name(v) in ("v", "subtitle") and element_text(v)
+        ]
         return Block("quote", "\n".join(lines)) if lines else None
     if kind == "table":
         rows = [
-            " | ".join(_text(cell) for cell in row if _local(cell) in ("td", "th"))
+            " | ".join(element_text(cell) for cell in row if local_name(cell) in ("td", "th"))
             for row in el
-            if _local(row) == "tr"
+            if local_name(row) == "tr"
         ]
         return Block("table", "\n".join(r for r in rows if r.strip())) if rows else None
     return None  # image, empty-line, binary and unknown elements carry no text

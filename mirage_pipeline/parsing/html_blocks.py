@@ -9,8 +9,9 @@ from dataclasses import dataclass, field
 from lxml import etree, html
 
 from mirage_pipeline.language import normalise_language
-from mirage_pipeline.parsing.html_chrome import is_chrome, is_link_list, is_toc_nav, local_name
+from mirage_pipeline.parsing.html_chrome import is_chrome, is_link_list, is_toc_nav
 from mirage_pipeline.parsing.model import Block
+from mirage_pipeline.parsing.xml_elements import element_text, local_name
 
 _SKIP = {"script", "style", "head", "title", "noscript", "svg", "math", "template", "img"}
 _BLOCKS = {
@@ -69,7 +70,7 @@ def read_xhtml(content: bytes) -> XhtmlDocument:
     doc = XhtmlDocument(is_nav=b"<nav" in content and is_toc_nav(root))
     title = _first(root, "title")
     if title is not None:
-        doc.title = " ".join("".join(title.itertext()).split())
+        doc.title = element_text(title)
     body = _first(root, "body")
     doc.lang = _lang(body) if body is not None else None
     doc.lang = doc.lang or _lang(root)

@@ -14,6 +14,8 @@ from collections import Counter
 
 from lxml import etree
 
+from mirage_pipeline.parsing.xml_elements import local_name
+
 _EPUB_TYPE = "{http://www.idpf.org/2007/ops}type"
 _CHROME_TYPES = {
     "toc", "doc-toc", "landmarks", "page-list", "doc-pagelist", "navigation", "contentinfo",
@@ -38,11 +40,6 @@ _NAV_WORDS = re.compile(
 )
 _SEPARATORS = re.compile(r"[\s|»«·•/\\\-–—:;,.()\[\]<>←→↑↓^#*]+")
 _EDGE = 3  # blocks at each end of a document that may be a running header or footer
-
-
-def local_name(el: etree._Element) -> str:
-    tag = el.tag
-    return tag.rsplit("}", 1)[-1].lower() if isinstance(tag, str) else ""
 
 
 def is_chrome(el: etree._Element) -> bool:

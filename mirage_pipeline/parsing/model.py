@@ -49,13 +49,6 @@ class Section:
             found.extend(child.walk((*path, self)))
         return found
 
-    def page_range(self) -> tuple[int | None, int | None]:
-        """First and last page of this section and everything under it."""
-        pages = [p for _, s in self.walk() for b in s.blocks for p in (b.page, b.last_page) if p]
-        if self.page:
-            pages.append(self.page)
-        return (min(pages), max(pages)) if pages else (None, None)
-
     def text_length(self) -> int:
         return sum(len(b.text) for _, s in self.walk() for b in s.blocks)
 

@@ -99,10 +99,3 @@ ACCENT_SLOTS: dict[str, frozenset[int]] = {
     "LCY": frozenset({0x12, 0x13, 0x14, 0x15, 0x16, 0x17, 0x5E, 0x5F, 0x7D, 0x7E, 0x7F}),
     "OT2": frozenset({0x20, 0x24, 0x26, 0x40}),
 }
-# Latin letters the encoding also declares as Cyrillic ones (\\CYRII at `I`).
-CYRILLIC_TWINS: dict[str, dict[int, str]] = {
-    "T2A": {0x49: "І", 0x4A: "Ј", 0x69: "і", 0x6A: "ј"},
-    "X2": {},
-    "LCY": {},
-    "OT2": {},
-}

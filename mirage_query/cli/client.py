@@ -8,6 +8,7 @@ from __future__ import annotations
 import ipaddress
 import json
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
@@ -60,14 +61,13 @@ def local_service(settings: Settings) -> tuple[str, Path]:
     return url, home or (stack.home if stack else settings.home)
 
 
-def find_config(start: Path | None = None) -> Path | None:
-    """The nearest `.mirage.yaml` in `start` (default: the current folder) or its parents."""
-    here = (start or Path.cwd()).resolve()
-    for folder in (here, *here.parents):
+def config_files(start: Path) -> Iterator[Path]:
+    """Every `.mirage.yaml` in `start` and its parents, nearest first: a project's `project_id`
+    and its documents folder's indexing policy are both looked up this way."""
+    for folder in (start, *start.parents):
         candidate = folder / CONFIG_FILE
         if candidate.is_file():
-            return candidate
-    return None
+            yield candidate
 
 
 def read_config(path: Path) -> dict[str, Any]:
@@ -90,10 +90,7 @@ def resolve_project(project: str | None, start: Path | None = None) -> str:
         return project
     here = (start or Path.cwd()).resolve()
     passed: list[Path] = []
-    for folder in (here, *here.parents):
-        candidate = folder / CONFIG_FILE
-        if not candidate.is_file():
-            continue
+    for candidate in config_files(here):
         value = read_config(candidate).get("project_id")
         if value and isinstance(value, str | int):
             return str(value)

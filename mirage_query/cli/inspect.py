@@ -9,6 +9,7 @@ from typing import Any
 
 import click
 
+from mirage_query.cli.client import config_files
 from mirage_query.cli.settings import load_settings
 
 
@@ -66,13 +67,11 @@ def inspect(file: Path, as_json: bool, full: bool) -> None:
 
 def _find_policy(folder: Path):
     from mirage_pipeline.parsing import load_policy
-    from mirage_pipeline.parsing.policy import POLICY_FILE
 
-    for candidate in (folder, *folder.parents):
-        if (candidate / POLICY_FILE).is_file():
-            policy = load_policy(candidate)
-            if policy is not None:
-                return policy
+    for candidate in config_files(folder):
+        policy = load_policy(candidate.parent)
+        if policy is not None:
+            return policy
     return None
 
 

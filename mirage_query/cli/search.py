@@ -16,9 +16,8 @@ from mirage_query.cli.client import (
     project_option,
     resolve_project,
 )
-from mirage_query.cli.output import citation, print_hits
+from mirage_query.cli.output import print_hits
 
-__all__ = ["citation", "search"]
 MAX_BATCH = 8
 
 

@@ -19,7 +19,7 @@ import yaml
 from click.testing import CliRunner
 
 from mirage_query.cli import cli
-from mirage_query.cli.client import Api, CliError, find_config, is_local, resolve_project
+from mirage_query.cli.client import Api, CliError, config_files, is_local, resolve_project
 from mirage_query.cli.skill import skill_text
 
 
@@ -125,11 +125,13 @@ def test_project_comes_from_the_nearest_mirage_yaml(tmp_path, monkeypatch) -> No
     deep = tmp_path / "a" / "b"
     deep.mkdir(parents=True)
     monkeypatch.chdir(deep)
-    assert find_config() == tmp_path / ".mirage.yaml"
     assert resolve_project(None) == "outer"
     assert resolve_project("given") == "given"
     (tmp_path / "a" / ".mirage.yaml").write_text("project_id: inner\nother: kept\n")
     assert resolve_project(None) == "inner"
+    assert list(config_files(deep.resolve())) == [
+        p.resolve() / ".mirage.yaml" for p in (tmp_path / "a", tmp_path)
+    ]
     # a .mirage.yaml without project_id (a documents folder's indexing policy) is passed over
     (deep / ".mirage.yaml").write_text("indexing:\n  markdown:\n    preset: rag-indexing-v0.1\n")
     assert resolve_project(None) == "inner"

@@ -254,6 +254,31 @@ def test_epub_not_a_zip_is_named() -> None:
         parse_document(b"PK? not really", "broken.epub")
 
 
+@pytest.mark.parametrize(
+    ("package", "reason"),
+    [
+        (None, "package document named in container.xml is missing"),
+        (b"", "package document is not XML"),
+        (b"\x00\x01 binary", "package document is not XML"),
+    ],
+)
+def test_epub_whose_package_cannot_be_read_is_named(package: bytes | None, reason: str) -> None:
+    import zipfile
+
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as archive:
+        archive.writestr("mimetype", "application/epub+zip")
+        archive.writestr(
+            "META-INF/container.xml",
+            '<container><rootfiles><rootfile full-path="OEBPS/content.opf"/></rootfiles>'
+            "</container>",
+        )
+        if package is not None:
+            archive.writestr("OEBPS/content.opf", package)
+    with pytest.raises(ParseError, match=reason):
+        parse_document(out.getvalue(), "broken.epub")
+
+
 def _fb2(encoding: str = "windows-1251") -> bytes:
     xml = f"""<?xml version="1.0" encoding="{encoding}"?>
 <FictionBook xmlns="http://www.gribuser.ru/xml/fictionbook/2.0"

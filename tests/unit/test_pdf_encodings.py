@@ -7,9 +7,10 @@ import pymupdf
 import pytest
 
 from mirage_pipeline.parsing import ParseError, parse_document
-from mirage_pipeline.parsing.pdf_encoding_tables import CYRILLIC_TWINS
 from mirage_pipeline.parsing.pdf_encodings import TABLES
 
+# Latin letters T2A also declares as Cyrillic ones (\\CYRII at `I`): written at the Latin codes
+_CYRILLIC_TWINS = {"T2A": {0x49: "І", 0x4A: "Ј", 0x69: "і", 0x6A: "ј"}}
 # pdfTeX names the glyphs of its Type 3 (bitmap) fonts by their codes
 _TEX_NAMES = " ".join(f"/a{code}" for code in range(256))
 
@@ -17,7 +18,9 @@ _TEX_NAMES = " ".join(f"/a{code}" for code in range(256))
 def _encode(text: str, encoding: str) -> bytes:
     """Text as the character codes of a font in the given encoding."""
     inverse = {char: code for code, char in enumerate(TABLES[encoding]) if char != "\x00"}
-    inverse.update({char: code for code, char in CYRILLIC_TWINS[encoding].items()})  # і at i
+    inverse.update(
+        {char: code for code, char in _CYRILLIC_TWINS.get(encoding, {}).items()}
+    )  # і at i
     inverse.update({chr(code): code for code in range(0x20, 0x7F) if chr(code) not in inverse})
     return bytes(inverse[char] for char in text)
 

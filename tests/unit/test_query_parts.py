@@ -57,15 +57,37 @@ def test_bad_project_names(name):
 
 
 def test_metrics_text_format():
+    from prometheus_client.parser import text_string_to_metric_families
+
     metrics = Metrics()
-    metrics.observe("POST", "/api/v1/projects/{project}/search", 200, 0.02)
-    metrics.observe("POST", "/api/v1/projects/{project}/search", 200, 0.2)
-    text = metrics.render()
-    route = 'method="POST",route="/api/v1/projects/{project}/search"'
-    assert f'mirage_http_requests_total{{{route},status="200"}} 2' in text
-    assert f'mirage_http_request_duration_seconds_bucket{{{route},le="0.025"}} 1' in text
-    assert f'mirage_http_request_duration_seconds_bucket{{{route},le="+Inf"}} 2' in text
-    assert f"mirage_http_request_duration_seconds_count{{{route}}} 2" in text
+    route = "/api/v1/projects/{project}/search"
+    metrics.observe("POST", route, 200, 0.02)
+    metrics.observe("POST", route, 200, 0.2)
+    metrics.observe("GET", 'odd"route', 404, 0.001)  # a label value that must be escaped
+    families = {f.name: f for f in text_string_to_metric_families(metrics.render())}
+    assert families["mirage_http_requests"].type == "counter"
+    assert families["mirage_http_request_duration_seconds"].type == "histogram"
+    samples = {
+        (s.name, tuple(sorted(s.labels.items()))): s.value
+        for f in families.values()
+        for s in f.samples
+    }
+    labels = (("method", "POST"), ("route", route))
+    assert samples[("mirage_http_requests_total", (*labels, ("status", "200")))] == 2
+    assert (
+        samples[
+            (
+                "mirage_http_requests_total",
+                (("method", "GET"), ("route", 'odd"route'), ("status", "404")),
+            )
+        ]
+        == 1
+    )
+    bucket = "mirage_http_request_duration_seconds_bucket"
+    assert samples[(bucket, (("le", "0.025"), *labels))] == 1
+    assert samples[(bucket, (("le", "+Inf"), *labels))] == 2
+    assert samples[("mirage_http_request_duration_seconds_count", labels)] == 2
+    assert samples[("mirage_http_request_duration_seconds_sum", labels)] == pytest.approx(0.22)
 
 
 def test_clean_query_removes_what_postgres_refuses():
@@ -90,3 +112,25 @@ def test_new_settings_from_env():
     assert s.max_upload_bytes == 5 * 1024 * 1024 and s.rrf_k == 30
     with pytest.raises(SettingsError, match="MIRAGE_MAX_UPLOAD_MB"):
         Settings.from_env({"MIRAGE_MAX_UPLOAD_MB": "0"})
+
+
+def test_search_statement_is_composed_once_per_shape():
+    from mirage_pipeline.store.schema import EmbeddingIndex
+    from mirage_query.schemas import Filters
+    from mirage_query.search_sql import build_search_sql
+
+    index = EmbeddingIndex(id=7, model="m", dimension=384)
+    first, params = build_search_sql(index, "hybrid", Filters(tags=["a"]), configs=("english",))
+    again, other = build_search_sql(index, "hybrid", Filters(tags=["b"]), configs=("english",))
+    assert again is first and params == {"f_tags": ["a"]} and other == {"f_tags": ["b"]}
+    text = first.as_string(None)
+    assert "c.index_id = 7 " in text and "::vector(384)" in text and "::halfvec(384)" in text
+    assert "?| %(f_tags)s" in text and "AND false" in text  # windows only re-score filtered chunks
+    assert "websearch_to_tsquery" not in text  # the query is not in websearch syntax
+    unfiltered, none = build_search_sql(index, "hybrid", None, strict=True, configs=("english",))
+    assert unfiltered is not first and none == {}
+    text = unfiltered.as_string(None)
+    assert "AND true" in text and "= 'english'::regconfig" in text
+    vector = build_search_sql(index, "vector", None, fusion="rrf")[0]
+    assert vector is build_search_sql(index, "vector", None, fusion="score")[0]  # no fusion
+    assert "txt" not in vector.as_string(None)
