@@ -7,7 +7,7 @@ from click.testing import CliRunner
 
 from mirage_query.cli import cli
 from mirage_query.cli.output import citation, print_hits, snippet, table
-from mirage_query.cli.progress import bar_line
+from mirage_query.cli.progress import bar_line, live_bars, status_tail
 
 
 def test_citation_book_chapter_section_and_place() -> None:
@@ -102,3 +102,22 @@ def test_every_command_of_the_issue_is_there() -> None:
     documents = CliRunner().invoke(cli, ["documents", "--help"]).output
     for name in ["add", "chunks", "list", "remove", "status"]:
         assert f"  {name} " in documents, name
+
+
+def test_live_bars_draw_each_document_with_its_status() -> None:
+    import io
+
+    from rich.console import Console
+
+    out = io.StringIO()
+    bars = live_bars(8, Console(file=out, force_terminal=True, width=100))
+    bars.start()
+    ready = {"status": "ready", "chunk_count": 3}
+    first = bars.add_task("", total=4, name="a.md", tail=status_tail(ready, 2.0))
+    bars.add_task("", total=4, name="b.md", tail=status_tail({"status": "indexing"}, 2.0))
+    bars.update(first, completed=4)
+    bars.refresh()
+    bars.stop()
+    text = out.getvalue()
+    assert "a.md" in text and "ready" in text and "3 chunks" in text
+    assert "b.md" in text and "indexing" in text
