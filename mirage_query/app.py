@@ -14,7 +14,6 @@ from litestar.connection import ASGIConnection
 from litestar.datastructures import State
 from litestar.exceptions import NotAuthorizedException, ValidationException
 from litestar.handlers import BaseRouteHandler
-from litestar.middleware import DefineMiddleware
 from psycopg_pool import PoolTimeout
 
 from mirage_pipeline.documents_folder import OutsideDocumentsFolder
@@ -127,10 +126,7 @@ def create_app(settings: Settings, *, embedder: Embedder | None = None) -> Lites
     return Litestar(
         route_handlers=[health, ready, metrics, api],
         lifespan=[lifespan],
-        middleware=[
-            DefineMiddleware(ObservabilityMiddleware),
-            DefineMiddleware(BodyDeadlineMiddleware),
-        ],
+        middleware=[ObservabilityMiddleware(), BodyDeadlineMiddleware()],
         request_class=MirageRequest,
         state=State(
             {

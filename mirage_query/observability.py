@@ -9,6 +9,8 @@ import time
 import uuid
 from typing import Any
 
+from litestar.enums import ScopeType
+from litestar.middleware import ASGIMiddleware
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
 
@@ -47,16 +49,12 @@ class Metrics:
         return generate_latest(self.registry).decode()
 
 
-class ObservabilityMiddleware:
+class ObservabilityMiddleware(ASGIMiddleware):
     """Echoes or creates X-Request-ID, logs each request as JSON, records its metrics."""
 
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
+    scopes = (ScopeType.HTTP,)
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+    async def handle(self, scope: Scope, receive: Receive, send: Send, next_app: ASGIApp) -> None:
         given = dict(scope["headers"]).get(b"x-request-id", b"").decode("latin-1")
         request_id = given if _REQUEST_ID.match(given) else uuid.uuid4().hex
         scope.setdefault("state", {})["request_id"] = request_id
@@ -75,7 +73,7 @@ class ObservabilityMiddleware:
             await send(message)
 
         try:
-            await self.app(scope, receive, send_with_id)
+            await next_app(scope, receive, send_with_id)
         finally:
             seconds = time.perf_counter() - started
             route = scope.get("path_template") or "unmatched"

@@ -9,8 +9,10 @@ from typing import Any
 import anyio
 from litestar import Request
 from litestar.connection import ASGIConnection
+from litestar.enums import ScopeType
 from litestar.exceptions import ClientException, HTTPException
 from litestar.handlers import BaseRouteHandler
+from litestar.middleware import ASGIMiddleware
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
 from mirage_query.uploads import NAME_MAX
@@ -34,17 +36,13 @@ class MirageRequest(Request):
             raise ClientException(detail="the JSON body is nested too deeply") from None
 
 
-class BodyDeadlineMiddleware:
+class BodyDeadlineMiddleware(ASGIMiddleware):
     """A body that stops arriving (a Content-Length larger than what is sent) answers 408 after
     MIRAGE_REQUEST_BODY_TIMEOUT seconds without a byte, instead of holding the request open."""
 
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
+    scopes = (ScopeType.HTTP,)
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+    async def handle(self, scope: Scope, receive: Receive, send: Send, next_app: ASGIApp) -> None:
         timeout: float = scope["app"].state.settings.request_body_timeout
         complete = False
 
@@ -62,7 +60,7 @@ class BodyDeadlineMiddleware:
                 "(is its Content-Length larger than what was sent?)"
             )
 
-        await self.app(scope, receive_in_time, send)
+        await next_app(scope, receive_in_time, send)
 
 
 def project_name_problem(name: str) -> str | None:

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import logging
 import re
-from dataclasses import dataclass
 from importlib import resources
 
 import psycopg
 from psycopg import sql
 
 from mirage_pipeline.embedders.centering import vector_form
+from mirage_pipeline.store.embedding_index import EmbeddingIndex
+from mirage_pipeline.store.vector_forms import convert_raw_index
 
 log = logging.getLogger(__name__)
 
@@ -28,32 +29,6 @@ class SchemaBehind(RuntimeError):
 
 
 MIGRATE_COMMAND = "python -m mirage_pipeline.store.migrate"
-
-
-@dataclass(frozen=True)
-class EmbeddingIndex:
-    """One model's index: its chunks carry `id` in `chunks.index_id`."""
-
-    id: int
-    model: str
-    dimension: int
-    vector_form: str | None = None  # how stored vectors are transformed (store/vector_forms.py)
-
-    @property
-    def hnsw_name(self) -> str:
-        return f"chunks_embedding_{self.id}_hnsw"
-
-    @property
-    def parts_hnsw_name(self) -> str:
-        return f"chunk_parts_embedding_{self.id}_hnsw"
-
-    def vector_type(self) -> sql.Composable:
-        """`vector(<dimension>)`, the cast the partial HNSW index is built on."""
-        return sql.SQL("vector({})").format(sql.Literal(self.dimension))
-
-    def halfvec_type(self) -> sql.Composable:
-        """`halfvec(<dimension>)`, the cast the windows' partial HNSW index is built on."""
-        return sql.SQL("halfvec({})").format(sql.Literal(self.dimension))
 
 
 def _migrations() -> list[tuple[int, str, str]]:
@@ -148,8 +123,6 @@ def bind_embedding_index(conn: psycopg.Connection, model: str, dimension: int) -
         if index.dimension == dimension:
             _create_parts_index(conn, index)  # an index made before windows existed
             if form is not None and index.vector_form is None:
-                from mirage_pipeline.store.vector_forms import convert_raw_index
-
                 rows = convert_raw_index(conn, index, form)
                 log.info("index %d: %d chunk vectors converted to %s", index.id, rows, form)
                 index = EmbeddingIndex(index.id, index.model, index.dimension, form)

@@ -11,7 +11,7 @@ import psycopg
 from pgvector import Vector
 
 from mirage_pipeline.embedders.centering import center_passages, offset_for
-from mirage_pipeline.store.schema import EmbeddingIndex
+from mirage_pipeline.store.embedding_index import EmbeddingIndex
 
 
 def stored_vectors(index: EmbeddingIndex, vectors: np.ndarray, languages: Sequence[str]):
