@@ -51,10 +51,11 @@ sys.path.insert(0, str(ROOT))
 from mirage_pipeline.chunking import Chunk  # noqa: E402
 from mirage_pipeline.language import detect_language  # noqa: E402
 from mirage_pipeline.morphology import lemma_text  # noqa: E402
+from mirage_pipeline.names import BUNDLED_DIMENSION, BUNDLED_EMBEDDER  # noqa: E402
 from mirage_pipeline.store import prepare_database  # noqa: E402
 from mirage_pipeline.store.documents import connect, replace_chunks, start_document  # noqa: E402
 
-MODEL = "local:multilingual-e5-small"
+MODEL = BUNDLED_EMBEDDER
 PROJECT = "bench"
 WINDOWS = 3  # sentence windows per chunk: eval/run_eval.py's books have 3.3 on average
 
@@ -283,7 +284,7 @@ def ann_recall(url: str, base: str, queries: list[str]) -> dict[str, float]:
     from mirage_query.search import SearchPlan
 
     embedder = create_embedder(MODEL)
-    index = prepare_database(url, MODEL, 384)
+    index = prepare_database(url, MODEL, BUNDLED_DIMENSION)
     plan = SearchPlan(query="x", limit=10)
     windows = 4 * max(40, 2 * plan.limit)  # as mirage_query.search.search_statement asks
     scored = (

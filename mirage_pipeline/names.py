@@ -1,5 +1,6 @@
-"""Names the pipeline and the query service share — jobs, partitions, run tags — defined once,
-in plain Python, so the query service can import them without importing Dagster."""
+"""Names the pipeline and the query service share — jobs, partitions, run tags, the bundled
+model, the config file — defined once, in plain Python, so the query service and the CLI can
+import them without importing Dagster."""
 
 INDEX_JOB = "index_document"  # one document: its five assets, one partition
 BATCH_JOB = "index_batch"  # many documents in one run (what the documents sensor launches)
@@ -13,3 +14,11 @@ PROJECT_TAG = "mirage/project"
 BATCH_TAG = "mirage/batch"  # how many documents a batched run indexes
 RETRY_TAG = "mirage/retry"  # the automatic retry a run is (healing.py)
 REINDEX_TAG = "mirage/reindex"  # the re-index request a run answers
+
+# The bundled embedder (MIRAGE_EMBEDDER's default) and the size of its vectors.
+BUNDLED_EMBEDDER = "local:multilingual-e5-small"
+BUNDLED_DIMENSION = 384
+
+# One file, one schema (README, "`.mirage.yaml`"): `project_id` tells the CLI which project a
+# working folder belongs to; `indexing` in a project's documents folder sets its policy.
+CONFIG_FILE = ".mirage.yaml"

@@ -9,13 +9,14 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from urllib.parse import urlparse
 
+from mirage_pipeline.names import BUNDLED_EMBEDDER
 from mirage_pipeline.parsing.budgets import MB, Budgets
 
-DEFAULT_EMBEDDER = "local:multilingual-e5-small"
+DEFAULT_EMBEDDER = BUNDLED_EMBEDDER
 DEFAULT_OLLAMA_HOST = "http://localhost:11434"
 DEFAULT_API_URL = "http://localhost:8080/api/v1"
 _EMBEDDER_RE = re.compile(
-    r"^(local:multilingual-e5-small|ollama:[A-Za-z0-9][\w.\-/]*(:[\w.\-]+)?)$"
+    rf"^({re.escape(BUNDLED_EMBEDDER)}|ollama:[A-Za-z0-9][\w.\-/]*(:[\w.\-]+)?)$"
 )
 
 
@@ -153,7 +154,7 @@ def _database_url(raw: str | None) -> str | None:
 def _embedder(raw: str) -> str:
     if not _EMBEDDER_RE.match(raw):
         raise SettingsError(
-            f"MIRAGE_EMBEDDER={raw!r} is not supported: use 'local:multilingual-e5-small' "
+            f"MIRAGE_EMBEDDER={raw!r} is not supported: use {BUNDLED_EMBEDDER!r} "
             "or 'ollama:<model>' (for example 'ollama:mxbai-embed-large')"
         )
     return raw

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from mirage_pipeline.embedders.base import Embedder, EmbedderError, EmbedderUnavailable
+from mirage_pipeline.names import BUNDLED_EMBEDDER
 
 
 def create_embedder(spec: str, *, ollama_host: str = "http://localhost:11434") -> Embedder:
     """Build the embedder a `MIRAGE_EMBEDDER` value names."""
     backend, _, model = spec.partition(":")
-    if backend == "local" and model == "multilingual-e5-small":
+    if spec == BUNDLED_EMBEDDER:
         from mirage_pipeline.embedders.local import LocalE5Embedder
 
         return LocalE5Embedder()

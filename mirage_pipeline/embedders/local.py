@@ -17,8 +17,9 @@ import numpy as np
 
 from mirage_pipeline.embedders.e5_model import E5Tokenizer
 from mirage_pipeline.embedders.e5_onnx import PASSAGE_PREFIX, QUERY_PREFIX, OnnxE5
+from mirage_pipeline.names import BUNDLED_DIMENSION, BUNDLED_EMBEDDER
 
-MODEL_SPEC = "local:multilingual-e5-small"
+MODEL_SPEC = BUNDLED_EMBEDDER
 
 
 def available_cores() -> int:
@@ -40,7 +41,7 @@ class LocalE5Embedder:
 
     name = MODEL_SPEC
     max_tokens = 512
-    dimension = 384
+    dimension = BUNDLED_DIMENSION
 
     def __init__(self, engines: int | None = None) -> None:
         self._count = max(1, min(engines or available_cores(), available_cores(), 8))
@@ -56,7 +57,9 @@ class LocalE5Embedder:
                 if self._engine is None:
                     engine = OnnxE5(engines=self._count, threads=1)
                     if engine.dimension != self.dimension:
-                        raise RuntimeError(f"the bundled model is {engine.dimension}-d, not 384")
+                        raise RuntimeError(
+                            f"the bundled model is {engine.dimension}-d, not {BUNDLED_DIMENSION}"
+                        )
                     if self._count > 1:
                         self._workers = ThreadPoolExecutor(self._count, thread_name_prefix="e5")
                     self._engine = engine

@@ -21,9 +21,9 @@ from typing import Any
 
 import yaml
 
+from mirage_pipeline.names import CONFIG_FILE as POLICY_FILE
 from mirage_pipeline.parsing.model import ParsedDocument, ParseError
 
-POLICY_FILE = ".mirage.yaml"
 SPEC_V01_TYPES = frozenset(
     {
         "definition",

@@ -17,11 +17,11 @@ import click
 import httpx
 import yaml
 
+from mirage_pipeline.names import CONFIG_FILE
 from mirage_pipeline.settings import Settings
 from mirage_query.cli.settings import load_settings
 
 OK, FAILURE, USAGE, NOT_FOUND, UNREACHABLE, AUTH_FAILED = 0, 1, 2, 3, 4, 5
-CONFIG_FILE = ".mirage.yaml"
 
 
 class CliError(click.ClickException):
