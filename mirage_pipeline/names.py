@@ -22,3 +22,8 @@ BUNDLED_DIMENSION = 384
 # One file, one schema (README, "`.mirage.yaml`"): `project_id` tells the CLI which project a
 # working folder belongs to; `indexing` in a project's documents folder sets its policy.
 CONFIG_FILE = ".mirage.yaml"
+
+# A project name miRAGe creates a folder for (the API, `mirage init`); folders made by hand may
+# have other names and are indexed all the same.
+PROJECT_NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"
+PROJECT_NAME_RULE = "letters, digits, '.', '_' and '-', starting with a letter or digit, up to 64"

@@ -7,15 +7,15 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
+from mirage_pipeline.names import PROJECT_NAME_PATTERN
+
 Query = Annotated[str, msgspec.Meta(min_length=1, max_length=8000)]
 Limit = Annotated[int, msgspec.Meta(ge=1, le=100)]
 Threshold = Annotated[float, msgspec.Meta(ge=-1.0, le=1.0)]
 Expand = Annotated[int, msgspec.Meta(ge=0, le=3)]
 Mode = Literal["hybrid", "vector", "text"]
 Names = Annotated[list[Annotated[str, msgspec.Meta(max_length=1000)]], msgspec.Meta(max_length=100)]
-ProjectName = Annotated[
-    str, msgspec.Meta(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$", max_length=64)
-]
+ProjectName = Annotated[str, msgspec.Meta(pattern=PROJECT_NAME_PATTERN, max_length=64)]
 
 
 class Filters(msgspec.Struct, forbid_unknown_fields=True):

@@ -17,8 +17,9 @@ import multipart
 from litestar.exceptions import ClientException, HTTPException
 
 from mirage_pipeline.documents_folder import is_ignored, resolve_inside
+from mirage_pipeline.names import PROJECT_NAME_PATTERN, PROJECT_NAME_RULE
 
-_PROJECT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+_PROJECT = re.compile(PROJECT_NAME_PATTERN)
 _BIDI = {"\u202a", "\u202b", "\u202c", "\u202d", "\u202e", "\u2066", "\u2067", "\u2068", "\u2069"}
 _WRITE_EVERY = 1 << 20
 NAME_MAX = 255  # bytes in one file or folder name (ext4, XFS, Btrfs, ZFS, tmpfs)
@@ -46,10 +47,7 @@ def _shown(name: str) -> str:
 def check_project_name(name: str) -> str:
     """A name for a new project folder (created by the API)."""
     if not _PROJECT.match(name):
-        raise BadName(
-            detail=f"invalid project name {_shown(name)}: use letters, digits, '.', '_' and '-' "
-            "(up to 64, starting with a letter or digit)"
-        )
+        raise BadName(detail=f"invalid project name {_shown(name)}: use {PROJECT_NAME_RULE}")
     return name
 
 

@@ -8,9 +8,10 @@ from pathlib import Path
 import click
 import yaml
 
-from mirage_query.cli.client import CONFIG_FILE, USAGE, CliError, read_config
+from mirage_pipeline.names import CONFIG_FILE, PROJECT_NAME_PATTERN, PROJECT_NAME_RULE
+from mirage_query.cli.client import USAGE, CliError, read_config
 
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+_NAME = re.compile(PROJECT_NAME_PATTERN)
 
 
 def default_name(folder: Path) -> str:
@@ -28,8 +29,7 @@ def init(project: str | None, force: bool) -> None:
     name = project or default_name(here)
     if not _NAME.match(name):
         raise CliError(
-            f"{name!r} is not a valid project name (letters, digits, '.', '_', '-'; "
-            "starting with a letter or digit; up to 64 characters)",
+            f"{name!r} is not a valid project name ({PROJECT_NAME_RULE})",
             USAGE,
         )
     path = here / CONFIG_FILE
