@@ -37,7 +37,11 @@ def main() -> None:
 
     from mirage_pipeline.defs.assets import document_assets
     from mirage_pipeline.defs.io_managers import ParquetIOManager
-    from mirage_pipeline.defs.resources import MirageResource
+    from mirage_pipeline.defs.resources import (
+        DocumentsFolderResource,
+        EmbedderResource,
+        ExternalPostgresResource,
+    )
     from mirage_pipeline.embedded_postgres import (
         ensure_database,
         start_embedded_postgres,
@@ -53,18 +57,16 @@ def main() -> None:
             book = root / "documents" / "bench" / "book.pdf"
             book.parent.mkdir(parents=True)
             make_book(book, args.pages)
-            mirage = MirageResource(
-                documents_dir=str(root / "documents"),
-                database_url=url,
-                embedder="local:multilingual-e5-small",
-            )
-            embedder = mirage.get_embedder()  # model loading is start-up, not indexing
+            embedder_resource = EmbedderResource(spec="local:multilingual-e5-small")
+            embedder = embedder_resource.get_client()  # model loading is start-up, not indexing
             if hasattr(embedder, "warm_up"):
                 embedder.warm_up()
             instance = dg.DagsterInstance.ephemeral()
             instance.add_dynamic_partitions("documents", ["bench/book.pdf"])
             resources = {
-                "mirage": mirage,
+                "documents": DocumentsFolderResource(documents_dir=str(root / "documents")),
+                "postgres": ExternalPostgresResource(database_url=url),
+                "embedder": embedder_resource,
                 "io_manager": ParquetIOManager(base_dir=str(root / "storage")),
             }
 
@@ -90,7 +92,7 @@ def main() -> None:
             # The embedder alone, on the very chunks the pipeline makes, with the pipeline's own
             # embedder object, timed before and after the full run (the load of a shared
             # machine drifts; the mean of the two brackets the run).
-            embedder = mirage.get_embedder()
+            embedder = embedder_resource.get_client()
             chunks = chunk_document(
                 parse_document(book.read_bytes(), book.name),
                 embedder.count_tokens,

@@ -61,14 +61,18 @@ class Settings:
         return cls(
             home=home,
             documents_dir=documents_dir,
-            database_url=_database_url(env.get("MIRAGE_DATABASE_URL")),
-            embedder=_embedder(env.get("MIRAGE_EMBEDDER") or DEFAULT_EMBEDDER),
-            ollama_host=_http_url("OLLAMA_HOST", env.get("OLLAMA_HOST") or DEFAULT_OLLAMA_HOST),
+            database_url=database_url_setting(env.get("MIRAGE_DATABASE_URL")),
+            embedder=embedder_setting(env.get("MIRAGE_EMBEDDER") or DEFAULT_EMBEDDER),
+            ollama_host=http_url_setting(
+                "OLLAMA_HOST", env.get("OLLAMA_HOST") or DEFAULT_OLLAMA_HOST
+            ),
             api_keys=_api_keys(env.get("MIRAGE_API_KEY")),
             api_host=env.get("MIRAGE_API_HOST") or "127.0.0.1",
             api_port=_port("MIRAGE_API_PORT", env.get("MIRAGE_API_PORT"), 8080),
             dagster_port=_port("MIRAGE_DAGSTER_PORT", env.get("MIRAGE_DAGSTER_PORT"), 3000),
-            api_url=_http_url("MIRAGE_API_URL", env.get("MIRAGE_API_URL") or DEFAULT_API_URL),
+            api_url=http_url_setting(
+                "MIRAGE_API_URL", env.get("MIRAGE_API_URL") or DEFAULT_API_URL
+            ),
             max_concurrent_runs=_positive_int(
                 "MIRAGE_MAX_CONCURRENT_RUNS", env.get("MIRAGE_MAX_CONCURRENT_RUNS"), 2
             ),
@@ -139,7 +143,8 @@ def _choice(name: str, raw: str | None, choices: tuple[str, ...]) -> str:
     return raw
 
 
-def _database_url(raw: str | None) -> str | None:
+def database_url_setting(raw: str | None) -> str | None:
+    """MIRAGE_DATABASE_URL checked: a postgresql:// URL, or None (the embedded server)."""
     if not raw:
         return None
     scheme = urlparse(raw).scheme
@@ -151,7 +156,8 @@ def _database_url(raw: str | None) -> str | None:
     return raw
 
 
-def _embedder(raw: str) -> str:
+def embedder_setting(raw: str) -> str:
+    """MIRAGE_EMBEDDER checked: an embedder miRAGe has."""
     if not _EMBEDDER_RE.match(raw):
         raise SettingsError(
             f"MIRAGE_EMBEDDER={raw!r} is not supported: use {BUNDLED_EMBEDDER!r} "
@@ -160,7 +166,8 @@ def _embedder(raw: str) -> str:
     return raw
 
 
-def _http_url(name: str, raw: str) -> str:
+def http_url_setting(name: str, raw: str) -> str:
+    """An http(s) URL variable checked and normalised (`host:port` → `http://host:port`)."""
     parsed = urlparse(raw if "://" in raw else f"http://{raw}")
     if parsed.scheme not in ("http", "https") or not parsed.hostname:
         raise SettingsError(f"{name}={raw!r} is not an http(s) URL")
@@ -213,6 +220,11 @@ def _seconds(name: str, raw: str | None, default: float) -> float:
     if not 0.1 <= value <= 3600:
         raise SettingsError(f"{name}={raw!r} must be between 0.1 and 3600 seconds")
     return value
+
+
+def variable_is_set(name: str, environ: Mapping[str, str] | None = None) -> bool:
+    """Whether the environment gives `name` a value (an empty one counts as unset)."""
+    return bool((os.environ if environ is None else environ).get(name))
 
 
 def _api_keys(raw: str | None) -> tuple[str, ...]:

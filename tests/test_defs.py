@@ -37,4 +37,9 @@ def test_sensor_job_and_resources():
     assert repo.get_job("index_document").executor_def is dg.in_process_executor
     for name in ("indexing_run_failed", "indexing_run_canceled"):
         assert repo.get_sensor_def(name).default_status == dg.DefaultSensorStatus.RUNNING
-    assert "mirage" in repo.get_top_level_resources()
+    assert set(repo.get_top_level_resources()) == {
+        "documents",
+        "postgres",
+        "embedder",
+        "io_manager",
+    }

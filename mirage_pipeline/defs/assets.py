@@ -23,7 +23,11 @@ from mirage_pipeline.defs.document_steps import (
 )
 from mirage_pipeline.defs.failures import RETRY_POLICY, failures_recorded
 from mirage_pipeline.defs.partitions import documents_partitions
-from mirage_pipeline.defs.resources import MirageResource
+from mirage_pipeline.defs.resources import (
+    DocumentsFolderResource,
+    EmbedderResource,
+    PostgresResource,
+)
 from mirage_pipeline.parsing import ParsedDocument
 from mirage_pipeline.store.checks import CHECKS
 
@@ -48,9 +52,13 @@ def _check_specs() -> list[dg.AssetCheckSpec]:
     retry_policy=RETRY_POLICY,
     description="The document's file in the documents folder: size, type and content hash.",
 )
-def raw_file(context: dg.AssetExecutionContext, mirage: MirageResource) -> dg.Output[RawFile]:
-    with failures_recorded(context, mirage):
-        raw, metadata = start_raw_file(mirage, context.partition_key)
+def raw_file(
+    context: dg.AssetExecutionContext,
+    documents: DocumentsFolderResource,
+    postgres: PostgresResource,
+) -> dg.Output[RawFile]:
+    with failures_recorded(context, documents, postgres):
+        raw, metadata = start_raw_file(documents, postgres, context.partition_key)
     return dg.Output(raw, metadata=metadata)
 
 
@@ -61,10 +69,13 @@ def raw_file(context: dg.AssetExecutionContext, mirage: MirageResource) -> dg.Ou
     description="The document's structure tree: title, metadata, sections and blocks.",
 )
 def parsed_document(
-    context: dg.AssetExecutionContext, mirage: MirageResource, raw_file: RawFile
+    context: dg.AssetExecutionContext,
+    documents: DocumentsFolderResource,
+    postgres: PostgresResource,
+    raw_file: RawFile,
 ) -> dg.Output[ParsedDocument]:
-    with failures_recorded(context, mirage):
-        doc, metadata = parse_raw_file(mirage, raw_file)
+    with failures_recorded(context, documents, postgres):
+        doc, metadata = parse_raw_file(documents, raw_file)
     return dg.Output(doc, metadata=metadata)
 
 
@@ -75,10 +86,14 @@ def parsed_document(
     description="Chunks of one section each, sized in the embedder's tokens, with their citation.",
 )
 def document_chunks(
-    context: dg.AssetExecutionContext, mirage: MirageResource, parsed_document: ParsedDocument
+    context: dg.AssetExecutionContext,
+    documents: DocumentsFolderResource,
+    postgres: PostgresResource,
+    embedder: EmbedderResource,
+    parsed_document: ParsedDocument,
 ) -> dg.Output[list[Chunk]]:
-    with failures_recorded(context, mirage):
-        chunks, metadata = chunk_parsed(mirage, parsed_document)
+    with failures_recorded(context, documents, postgres):
+        chunks, metadata = chunk_parsed(documents, embedder.get_client(), parsed_document)
     return dg.Output(chunks, metadata=metadata)
 
 
@@ -92,16 +107,20 @@ def document_chunks(
     " the shared embedder.",
 )
 def chunk_embeddings(
-    context: dg.AssetExecutionContext, mirage: MirageResource, document_chunks: list[Chunk]
+    context: dg.AssetExecutionContext,
+    documents: DocumentsFolderResource,
+    postgres: PostgresResource,
+    embedder: EmbedderResource,
+    document_chunks: list[Chunk],
 ) -> dg.Output[np.ndarray]:
     started = time.perf_counter()
-    with failures_recorded(context, mirage):
-        embedder = mirage.get_embedder()
+    with failures_recorded(context, documents, postgres):
+        model = embedder.get_client()
         texts, hashes = text_hashes(document_chunks)
-        embedding = embed_missing(mirage, embedder, dict(zip(hashes, texts, strict=True)))
-        vectors = vectors_of(hashes, embedding.known, embedder.dimension)
+        embedding = embed_missing(postgres, model, dict(zip(hashes, texts, strict=True)))
+        vectors = vectors_of(hashes, embedding.known, model.dimension)
     metadata = embedding_metadata(
-        embedder,
+        model,
         document_chunks,
         vectors,
         embedding.embedded,
@@ -131,15 +150,22 @@ def check_results(checks: dict[str, tuple[bool, dict]]) -> list[dg.AssetCheckRes
 )
 def chunk_index(
     context: dg.AssetExecutionContext,
-    mirage: MirageResource,
+    documents: DocumentsFolderResource,
+    postgres: PostgresResource,
+    embedder: EmbedderResource,
     raw_file: RawFile,
     parsed_document: ParsedDocument,
     document_chunks: list[Chunk],
     chunk_embeddings: np.ndarray,
 ) -> dg.MaterializeResult:
-    with failures_recorded(context, mirage):
+    with failures_recorded(context, documents, postgres):
         metadata, checks = write_index(
-            mirage, raw_file, parsed_document, document_chunks, chunk_embeddings
+            postgres,
+            embedder.get_client(),
+            raw_file,
+            parsed_document,
+            document_chunks,
+            chunk_embeddings,
         )
     return dg.MaterializeResult(check_results=check_results(checks), metadata=metadata)
 

@@ -46,7 +46,12 @@ from mirage_pipeline.defs.failures import (
     record_failure,
 )
 from mirage_pipeline.defs.io_managers import ParquetIOManager
-from mirage_pipeline.defs.resources import MirageResource
+from mirage_pipeline.defs.resources import (
+    DocumentsFolderResource,
+    EmbedderResource,
+    PostgresResource,
+)
+from mirage_pipeline.embedders import Embedder
 from mirage_pipeline.names import BATCH_JOB, BATCH_OP, BATCH_TAG, MAX_RUNTIME_TAG, PROJECT_TAG
 from mirage_pipeline.parsing import ParsedDocument
 from mirage_pipeline.settings import Settings
@@ -75,7 +80,11 @@ class _Progress:
 
 @contextmanager
 def _document_failures(
-    context: dg.OpExecutionContext, mirage: MirageResource, key: str, progress: _Progress
+    context: dg.OpExecutionContext,
+    documents: DocumentsFolderResource,
+    postgres: PostgresResource,
+    key: str,
+    progress: _Progress,
 ) -> Iterator[None]:
     """A document's own failure ends that document `error` and lets the batch go on; a failure
     of the machine (TRANSIENT) propagates: the step is retried."""
@@ -85,15 +94,21 @@ def _document_failures(
         raise
     except Exception as exc:
         cause = cause_of_exception(exc)
-        outcome = record_failure(mirage, key, cause.message, exc)
+        outcome = record_failure(documents, postgres, key, cause.message, exc)
         progress.failed[key] = FILE_GONE if outcome == "vanished" else cause.message
         context.log.error(f"{key}: {progress.failed[key]}")
 
 
-def _prepare(mirage: MirageResource, stages: ParquetIOManager, key: str) -> _Document:
-    raw, raw_meta = start_raw_file(mirage, key)
-    doc, doc_meta = parse_raw_file(mirage, raw)
-    chunks, chunk_meta = chunk_parsed(mirage, doc)
+def _prepare(
+    documents: DocumentsFolderResource,
+    postgres: PostgresResource,
+    embedder: Embedder,
+    stages: ParquetIOManager,
+    key: str,
+) -> _Document:
+    raw, raw_meta = start_raw_file(documents, postgres, key)
+    doc, doc_meta = parse_raw_file(documents, raw)
+    chunks, chunk_meta = chunk_parsed(documents, embedder, doc)
     texts, hashes = text_hashes(chunks)
     item = _Document(key, raw, doc, chunks, texts, hashes)
     for asset, value, metadata in (
@@ -106,13 +121,9 @@ def _prepare(mirage: MirageResource, stages: ParquetIOManager, key: str) -> _Doc
 
 
 def _vectors(
-    mirage: MirageResource,
-    stages: ParquetIOManager,
-    item: _Document,
-    embedding: Embedding,
+    embedder: Embedder, stages: ParquetIOManager, item: _Document, embedding: Embedding
 ) -> np.ndarray:
     """The document's vectors, once all are in; their stage file and metadata."""
-    embedder = mirage.get_embedder()
     vectors: np.ndarray = vectors_of(item.hashes, embedding.known, embedder.dimension)
     path = stages.write_stage("chunk_embeddings", item.key, vectors)
     embedded = sum(1 for h in set(item.hashes) if h not in embedding.cached)
@@ -158,10 +169,14 @@ def _pooled_event_log(instance: dg.DagsterInstance) -> None:
 
 
 def _write_and_report(
-    context: dg.OpExecutionContext, mirage: MirageResource, item: _Document, vectors: np.ndarray
+    context: dg.OpExecutionContext,
+    postgres: PostgresResource,
+    embedder: Embedder,
+    item: _Document,
+    vectors: np.ndarray,
 ) -> None:
     item.metadata["chunk_index"], checks = write_index(
-        mirage, item.raw, item.doc, item.chunks, vectors
+        postgres, embedder, item.raw, item.doc, item.chunks, vectors
     )
     _report(context, item, checks)
 
@@ -169,22 +184,24 @@ def _write_and_report(
 @dg.op(
     name=BATCH_OP,
     retry_policy=RETRY_POLICY,
-    required_resource_keys={"mirage", "io_manager"},
+    required_resource_keys={"documents", "postgres", "embedder", "io_manager"},
     description="Index each listed document: parse, chunk, embed (in batches across the"
     " documents) and write it; report each document's materializations and checks.",
 )
 def index_documents(context: dg.OpExecutionContext, config: BatchConfig) -> None:
-    mirage: MirageResource = context.resources.mirage
+    documents: DocumentsFolderResource = context.resources.documents
+    postgres: PostgresResource = context.resources.postgres
+    embedder_resource: EmbedderResource = context.resources.embedder
     stages: ParquetIOManager = context.resources.io_manager
     started = time.perf_counter()
     progress = _Progress()
     _pooled_event_log(context.instance)
     try:
-        embedder = mirage.get_embedder()
+        embedder = embedder_resource.get_client()
         prepared: list[_Document] = []
         for key in dict.fromkeys(config.documents):
-            with _document_failures(context, mirage, key, progress):
-                prepared.append(_prepare(mirage, stages, key))
+            with _document_failures(context, documents, postgres, key, progress):
+                prepared.append(_prepare(documents, postgres, embedder, stages, key))
         texts = {h: t for item in prepared for h, t in zip(item.hashes, item.texts, strict=True)}
         waiting = list(prepared)
         # Documents are written, and their events reported, by one writer thread while the
@@ -195,7 +212,7 @@ def index_documents(context: dg.OpExecutionContext, config: BatchConfig) -> None
         def harvest(wait: bool) -> None:
             for item, write in [w for w in writes if wait or w[1].done()]:
                 writes.remove((item, write))
-                with _document_failures(context, mirage, item.key, progress):
+                with _document_failures(context, documents, postgres, item.key, progress):
                     write.result()
                     progress.done.append(item.key)
 
@@ -204,17 +221,19 @@ def index_documents(context: dg.OpExecutionContext, config: BatchConfig) -> None
             def write_ready(embedding: Embedding) -> None:
                 for item in [i for i in waiting if all(h in embedding.known for h in i.hashes)]:
                     waiting.remove(item)
-                    with _document_failures(context, mirage, item.key, progress):
-                        vectors = _vectors(mirage, stages, item, embedding)
-                        write = writer.submit(_write_and_report, context, mirage, item, vectors)
+                    with _document_failures(context, documents, postgres, item.key, progress):
+                        vectors = _vectors(embedder, stages, item, embedding)
+                        write = writer.submit(
+                            _write_and_report, context, postgres, embedder, item, vectors
+                        )
                         writes.append((item, write))
                 harvest(wait=False)
 
-            embedding = embed_missing(mirage, embedder, texts, on_batch=write_ready)
+            embedding = embed_missing(postgres, embedder, texts, on_batch=write_ready)
             write_ready(embedding)
             harvest(wait=True)
     except Exception as exc:
-        _give_up_or_retry(context, mirage, config.documents, progress, exc)
+        _give_up_or_retry(context, documents, postgres, config.documents, progress, exc)
         raise
     context.log.info(
         f"{len(progress.done)} of {len(config.documents)} document(s) indexed in"
@@ -232,7 +251,8 @@ def index_documents(context: dg.OpExecutionContext, config: BatchConfig) -> None
 
 def _give_up_or_retry(
     context: dg.OpExecutionContext,
-    mirage: MirageResource,
+    documents: DocumentsFolderResource,
+    postgres: PostgresResource,
     keys: list[str],
     progress: _Progress,
     exc: Exception,
@@ -244,7 +264,7 @@ def _give_up_or_retry(
         return
     for key in keys:
         if key not in progress.done and key not in progress.failed:
-            record_failure(mirage, key, cause.message, exc)
+            record_failure(documents, postgres, key, cause.message, exc)
     raise dg.Failure(description=cause.message, allow_retries=False) from exc
 
 

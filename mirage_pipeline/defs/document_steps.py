@@ -17,13 +17,14 @@ import numpy as np
 
 from mirage_pipeline.chunk_parts import split_vectors, texts_to_embed
 from mirage_pipeline.chunking import Chunk, ChunkingPolicy, chunk_document
-from mirage_pipeline.defs.resources import MirageResource
+from mirage_pipeline.defs.resources import DocumentsFolderResource, PostgresResource
 from mirage_pipeline.documents_folder import read_inside, split_document_key
 from mirage_pipeline.embedders import Embedder
 from mirage_pipeline.embedders.base import batched
 from mirage_pipeline.parsing import ParsedDocument, ParseError, file_type_of, load_policy
 from mirage_pipeline.parsing import parse_document as parse_bytes
 from mirage_pipeline.parsing.budgets import check_chunks, check_file_size
+from mirage_pipeline.settings import Settings
 from mirage_pipeline.store.cache import cached_embeddings, store_embeddings
 from mirage_pipeline.store.documents import replace_chunks, start_document
 from mirage_pipeline.store.embedder_turns import embedder_turn
@@ -43,9 +44,9 @@ class RawFile:
     document_id: UUID
 
 
-def read_file(mirage: MirageResource, project: str, path: str) -> bytes:
+def read_file(documents: DocumentsFolderResource, project: str, path: str) -> bytes:
     """The file's bytes, read without following any symbolic link, within the file budget."""
-    settings = mirage.settings()
+    settings = documents.settings()
     limit = settings.budgets.file_bytes
     try:
         data = read_inside(settings.documents_dir, f"{project}/{path}", limit=limit)
@@ -60,13 +61,15 @@ def read_file(mirage: MirageResource, project: str, path: str) -> bytes:
     return data
 
 
-def start_raw_file(mirage: MirageResource, key: str) -> tuple[RawFile, Metadata]:
+def start_raw_file(
+    documents: DocumentsFolderResource, postgres: PostgresResource, key: str
+) -> tuple[RawFile, Metadata]:
     """Read the document's file and mark its row `indexing` under the file's content hash."""
     project, path = split_document_key(key)
-    location = mirage.settings().documents_dir / project / path
-    data = read_file(mirage, project, path)
+    location = documents.root / project / path
+    data = read_file(documents, project, path)
     digest = hashlib.sha256(data).hexdigest()
-    with mirage.connection() as conn:
+    with postgres.store_connection() as conn:
         project_id, document_id = start_document(
             conn,
             project=project,
@@ -89,13 +92,15 @@ def start_raw_file(mirage: MirageResource, key: str) -> tuple[RawFile, Metadata]
     return raw, metadata
 
 
-def parse_raw_file(mirage: MirageResource, raw: RawFile) -> tuple[ParsedDocument, Metadata]:
+def parse_raw_file(
+    documents: DocumentsFolderResource, raw: RawFile
+) -> tuple[ParsedDocument, Metadata]:
     """The document's structure tree, from the same bytes `start_raw_file` hashed."""
     started = time.perf_counter()
-    data = read_file(mirage, raw.project, raw.path)
+    data = read_file(documents, raw.project, raw.path)
     if hashlib.sha256(data).hexdigest() != raw.sha256:
         raise RuntimeError("the file changed while it was being indexed; it will be re-read")
-    settings = mirage.settings()
+    settings = documents.settings()
     policy = load_policy(settings.documents_dir / raw.project)
     doc = parse_bytes(data, raw.path, policy, settings.budgets)
     toc = doc.toc()
@@ -114,16 +119,17 @@ def parse_raw_file(mirage: MirageResource, raw: RawFile) -> tuple[ParsedDocument
     return doc, metadata
 
 
-def chunk_parsed(mirage: MirageResource, doc: ParsedDocument) -> tuple[list[Chunk], Metadata]:
+def chunk_parsed(
+    documents: DocumentsFolderResource, embedder: Embedder, doc: ParsedDocument
+) -> tuple[list[Chunk], Metadata]:
     """Chunks of one section each, sized in the embedder's tokens."""
     started = time.perf_counter()
-    embedder = mirage.get_embedder()
     chunks = chunk_document(
         doc, embedder.count_tokens, ChunkingPolicy.for_window(embedder.max_tokens)
     )
     if not chunks and not doc.skipped:
         raise ParseError("no text to index: the document has no paragraphs")
-    check_chunks(len(chunks), mirage.settings().budgets)
+    check_chunks(len(chunks), documents.settings().budgets)
     tokens = [c.tokens for c in chunks] or [0]
     metadata = {
         "chunks": len(chunks),
@@ -156,7 +162,7 @@ class Embedding:
 
 
 def embed_missing(
-    mirage: MirageResource,
+    postgres: PostgresResource,
     embedder: Embedder,
     texts: dict[str, str],
     *,
@@ -166,8 +172,8 @@ def embed_missing(
     per turn at the shared embedder, each batch cached as it comes (a retried run resumes where
     it stopped). `on_batch(embedding)` is called once the cache has answered, then after each
     batch (batched runs write each document as soon as its vectors are in)."""
-    settings = mirage.settings()
-    with mirage.store_connection() as conn:
+    settings = Settings.from_env()  # the batch per turn and the turns at once
+    with postgres.store_connection() as conn:
         conn.autocommit = True
         known = cached_embeddings(conn, embedder.name, list(texts))
         result = Embedding(known, frozenset(known))
@@ -211,7 +217,8 @@ def embedding_metadata(
 
 
 def write_index(
-    mirage: MirageResource,
+    postgres: PostgresResource,
+    embedder: Embedder,
     raw: RawFile,
     doc: ParsedDocument,
     chunks: list[Chunk],
@@ -221,14 +228,14 @@ def write_index(
     checks of the table the query service reads pass (`ChecksFailed` otherwise: the previous
     rows stay); returns the metadata and the checks' results."""
     started = time.perf_counter()
-    index = mirage.prepare_index()
+    index = postgres.index_for(embedder)
     metadata: Metadata = {"title": doc.title, "format": doc.format, **doc.metadata}
     if doc.pages:
         metadata["pages"] = doc.pages
     if doc.skipped:
         metadata["skipped"] = doc.skipped
-    window = mirage.get_embedder().max_tokens
-    with mirage.connection() as conn:
+    window = embedder.max_tokens
+    with postgres.store_connection() as conn:
         chunk_vectors, part_vectors = split_vectors(chunks, vectors)
         written = replace_chunks(
             conn,

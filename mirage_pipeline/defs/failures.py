@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import dagster as dg
 import psycopg
 
-from mirage_pipeline.defs.resources import MirageResource
+from mirage_pipeline.defs.resources import DocumentsFolderResource, PostgresResource
 from mirage_pipeline.documents_folder import OutsideDocumentsFolder, split_document_key
 from mirage_pipeline.embedders import EmbedderUnavailable
 from mirage_pipeline.parsing import ParseError, file_type_of
@@ -143,7 +143,11 @@ def final_cause(
 
 
 @contextmanager
-def failures_recorded(context: dg.AssetExecutionContext, mirage: MirageResource) -> Iterator[None]:
+def failures_recorded(
+    context: dg.AssetExecutionContext,
+    documents: DocumentsFolderResource,
+    postgres: PostgresResource,
+) -> Iterator[None]:
     """Run a step; on failure decide between a retry and a recorded `error`."""
     try:
         yield
@@ -151,7 +155,8 @@ def failures_recorded(context: dg.AssetExecutionContext, mirage: MirageResource)
         cause = final_cause(context, exc)
         if cause is None:
             raise
-        if record_failure(mirage, context.partition_key, cause.message, exc) == "vanished":
+        key = context.partition_key
+        if record_failure(documents, postgres, key, cause.message, exc) == "vanished":
             raise dg.Failure(
                 description=f"{context.partition_key}: {FILE_GONE}", allow_retries=False
             ) from exc
@@ -160,13 +165,19 @@ def failures_recorded(context: dg.AssetExecutionContext, mirage: MirageResource)
         ) from exc
 
 
-def record_failure(mirage: MirageResource, key: str, message: str, exc: Exception) -> str:
+def record_failure(
+    documents: DocumentsFolderResource,
+    postgres: PostgresResource,
+    key: str,
+    message: str,
+    exc: Exception,
+) -> str:
     """Mark the document `error` — unless its file is gone: then its row goes (a vanished file
     never leaves a row behind). Returns "error", "vanished" or "unrecorded"."""
     project, path = split_document_key(key)
     try:
-        with mirage.store_connection() as conn:
-            if not file_exists(mirage, key):
+        with postgres.store_connection() as conn:
+            if not file_exists(documents, key):
                 delete_document(conn, project=project, path=path)
                 return "vanished"
             mark_document_error(
@@ -178,11 +189,11 @@ def record_failure(mirage: MirageResource, key: str, message: str, exc: Exceptio
         return "unrecorded"
 
 
-def file_exists(mirage: MirageResource, key: str) -> bool:
+def file_exists(documents: DocumentsFolderResource, key: str) -> bool:
     """Whether the document's file (or a link in its place) is still in the documents folder."""
     project, path = split_document_key(key)
     try:
-        (mirage.settings().documents_dir / project / path).lstat()
+        (documents.root / project / path).lstat()
     except (FileNotFoundError, NotADirectoryError):
         return False
     except OSError:

@@ -20,7 +20,7 @@ import psycopg
 
 from mirage_pipeline.defs.batch import Wanted
 from mirage_pipeline.defs.failures import RETRIED
-from mirage_pipeline.defs.resources import MirageResource
+from mirage_pipeline.defs.resources import PostgresResource
 from mirage_pipeline.defs.run_failures import record_unfinished_run, run_cause, run_documents
 from mirage_pipeline.documents_folder import document_key
 from mirage_pipeline.names import BATCH_JOB, INDEX_JOB, PARTITION_TAG, RETRY_TAG
@@ -55,7 +55,7 @@ class Healing:
 
 def heal(
     instance: dg.DagsterInstance,
-    mirage: MirageResource,
+    postgres: PostgresResource,
     conn: psycopg.Connection,
     *,
     present: set[str],
@@ -82,7 +82,7 @@ def heal(
                 dg.DagsterRunStatus.FAILURE,
                 dg.DagsterRunStatus.CANCELED,
             ):
-                if record_unfinished_run(mirage, last, run_cause(instance, last)):
+                if record_unfinished_run(postgres, last, run_cause(instance, last)):
                     result.log.append(f"{key}: its run {last.run_id[:8]} ended; marked error")
                 continue
             error = None  # no run, or one that succeeded without finishing: run it again

@@ -5,7 +5,7 @@ API (`store/reindex.py`); the documents sensor then indexes the documents in bat
 import dagster as dg
 
 from mirage_pipeline.defs.partitions import documents_partitions
-from mirage_pipeline.defs.resources import MirageResource
+from mirage_pipeline.defs.resources import PostgresResource
 from mirage_pipeline.documents_folder import document_key
 from mirage_pipeline.store.reindex import request_reindex
 
@@ -17,7 +17,7 @@ class ReindexConfig(dg.Config):
 
 @dg.op(description="Record a re-index request; the documents sensor launches the runs.")
 def request_project_reindex(
-    context: dg.OpExecutionContext, config: ReindexConfig, mirage: MirageResource
+    context: dg.OpExecutionContext, config: ReindexConfig, postgres: PostgresResource
 ) -> int:
     keys = context.instance.get_dynamic_partitions(documents_partitions.name)
     if config.document:
@@ -29,7 +29,7 @@ def request_project_reindex(
         if not wanted:
             raise dg.Failure(f"project {config.project!r} has no documents")
     paths = [key.partition("/")[2] for key in wanted]
-    with mirage.store_connection() as conn:
+    with postgres.store_connection() as conn:
         request = request_reindex(conn, config.project, config.document, documents=paths)
     context.log.info(f"re-index request {request.id}: {len(wanted)} document(s)")
     return request.id

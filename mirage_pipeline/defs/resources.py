@@ -1,106 +1,194 @@
-"""Resources: where the documents and the index are, and the embedder. Unset fields → MIRAGE_*."""
+"""Resources: the documents folder, the index's PostgreSQL and the embedder.
 
+Each field left unset falls back to its MIRAGE_* variable (through `Settings`); which
+implementation a deployment uses is chosen in `deployment.py`. What is expensive to set up is
+shared by the whole process: one embedder per spec, one start of the embedded server per data
+folder, migrations once per database URL, one binding of each model's index.
+"""
+
+from __future__ import annotations
+
+import contextlib
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 import dagster as dg
 import psycopg
+from pydantic import PrivateAttr
 
 from mirage_pipeline.embedded_postgres import start_embedded_postgres
 from mirage_pipeline.embedders import Embedder, create_embedder
-from mirage_pipeline.settings import Settings
-from mirage_pipeline.store import EmbeddingIndex, apply_migrations, prepare_database
+from mirage_pipeline.settings import (
+    Settings,
+    SettingsError,
+    database_url_setting,
+    embedder_setting,
+    http_url_setting,
+)
+from mirage_pipeline.store import EmbeddingIndex, apply_migrations, bind_embedding_index
 from mirage_pipeline.store.documents import connect
 
-_lock = threading.Lock()
+_embedders_lock = threading.Lock()
+_server_lock = threading.Lock()
+_schema_lock = threading.Lock()
 _embedders: dict[tuple[str, str], Embedder] = {}
-_prepared: dict[tuple[str, str], EmbeddingIndex] = {}
+_embedded_urls: dict[Path, str] = {}
 _migrated: set[str] = set()
+_indexes: dict[tuple[str, str], EmbeddingIndex] = {}
 
 
-class MirageResource(dg.ConfigurableResource):
-    """miRAGe's settings for the pipeline; each field left unset is read from its variable."""
+def _in_background(name: str, work: Callable[[], object]) -> None:
+    """Run `work()` in a daemon thread; a failure is left for the step that meets it again."""
+
+    def attempt() -> None:
+        with contextlib.suppress(Exception):  # the step meets the same error and reports it
+            work()
+
+    threading.Thread(target=attempt, name=name, daemon=True).start()
+
+
+def _value(field: str | None) -> str | None:
+    """A field's value; an `EnvVar` still unresolved (the resource used outside a Dagster run
+    or sensor) reads its variable."""
+    return field.get_value() if isinstance(field, dg.EnvVar) else field
+
+
+class DocumentsFolderResource(dg.ConfigurableResource):
+    """The folder of documents the sensor watches and the steps read, one sub-folder per
+    project; unset → MIRAGE_DOCUMENTS_DIR, else $MIRAGE_HOME/documents."""
 
     documents_dir: str | None = None
-    database_url: str | None = None
-    embedder: str | None = None
-    ollama_host: str | None = None
     # A file is indexed once unchanged for this long (the sensor waits out the rest of the
     # window within its tick for a file saved a moment ago).
     settle_seconds: float = 1.0
 
-    def setup_for_execution(self, context: dg.InitResourceContext) -> None:
-        """In a run, load the embedder and bind the index in the background while Dagster
-        finishes starting the run: a run of one small note is mostly start-up."""
-        if context.dagster_run is not None:
-            threading.Thread(target=self._warm_up, name="mirage-warm-up", daemon=True).start()
-
-    def _warm_up(self) -> None:
-        try:
-            self.prepare_index()
-            embedder = self.get_embedder()
-            embedder.count_tokens("warm up")
-            if embedder.name.startswith("local:"):
-                embedder.embed_passages(["warm up"])
-        except Exception:  # the step meets the same error and reports it
-            pass
-
     def settings(self) -> Settings:
+        """miRAGe's settings (budgets, batch sizes…) with this folder."""
         base = Settings.from_env()
-        changes: dict[str, object] = {}
-        if self.documents_dir:
-            from pathlib import Path
+        folder = _value(self.documents_dir)
+        if not folder:
+            return base
+        return base.with_overrides(documents_dir=Path(folder).expanduser().resolve())
 
-            changes["documents_dir"] = Path(self.documents_dir).resolve()
-        if self.database_url:
-            changes["database_url"] = self.database_url
-        if self.embedder:
-            changes["embedder"] = self.embedder
-        if self.ollama_host:
-            changes["ollama_host"] = self.ollama_host
-        return base.with_overrides(**changes)
+    @property
+    def root(self) -> Path:
+        return self.settings().documents_dir
 
-    def get_embedder(self) -> Embedder:
-        """One embedder per process and spec (loading a model is not free)."""
-        s = self.settings()
-        key = (s.embedder, s.ollama_host)
-        with _lock:
-            if key not in _embedders:
-                _embedders[key] = create_embedder(s.embedder, ollama_host=s.ollama_host)
-            return _embedders[key]
 
-    def database_url_or_embedded(self) -> str:
-        s = self.settings()
-        if s.database_url:
-            return s.database_url
-        # Outside `mirage up` (e.g. `dagster dev`): attach to, or start, the embedded server.
-        return start_embedded_postgres(s.pgdata_dir, stop_at_exit=False).url
+class PostgresResource(dg.ConfigurableResource):
+    """PostgreSQL + pgvector holding the index; subclasses say where the server is.
 
-    def prepare_index(self) -> EmbeddingIndex:
-        """Migrate the database and bind it to the embedder, once per process."""
-        url = self.database_url_or_embedded()
-        embedder = self.get_embedder()
-        key = (url, embedder.name)
-        with _lock:
-            if key not in _prepared:
-                _prepared[key] = prepare_database(url, embedder.name, embedder.dimension)
-            return _prepared[key]
+    In a run, `setup_for_execution` reaches the server and applies the migrations in the
+    background while Dagster finishes starting the run."""
 
-    @contextmanager
-    def store_connection(self) -> Iterator[psycopg.Connection]:
-        """A connection to the migrated index, without loading the embedder (for sensors)."""
-        url = self.database_url_or_embedded()
-        with _lock:
+    def url(self) -> str:
+        raise NotImplementedError
+
+    def setup_for_execution(self, context: dg.InitResourceContext) -> None:
+        if context.dagster_run is not None:  # a run, not a sensor's evaluation
+            _in_background("mirage-postgres-warm-up", self.migrate)
+
+    def migrate(self) -> str:
+        """Apply the migrations this database lacks, once per process; returns its URL."""
+        url = self.url()
+        with _schema_lock:
             if url not in _migrated:
                 with psycopg.connect(url) as conn:  # (pgvector may not be created yet)
                     apply_migrations(conn)
                 _migrated.add(url)
+        return url
+
+    @contextmanager
+    def store_connection(self) -> Iterator[psycopg.Connection]:
+        """A connection to the migrated index (pgvector registered); never loads a model."""
+        url = self.migrate()
         with connect(url) as conn:
             yield conn
 
-    @contextmanager
-    def connection(self) -> Iterator[psycopg.Connection]:
-        self.prepare_index()
-        with connect(self.database_url_or_embedded()) as conn:
-            yield conn
+    def index_for(self, embedder: Embedder) -> EmbeddingIndex:
+        """The embedder's index in this database, bound (created on first use) once per
+        process."""
+        url = self.migrate()
+        key = (url, embedder.name)
+        with _schema_lock:
+            if key not in _indexes:
+                with psycopg.connect(url) as conn:
+                    _indexes[key] = bind_embedding_index(conn, embedder.name, embedder.dimension)
+            return _indexes[key]
+
+
+class ExternalPostgresResource(PostgresResource):
+    """A PostgreSQL server at `database_url`: a cluster's, or the one `mirage up` runs."""
+
+    database_url: str
+
+    def url(self) -> str:
+        url = database_url_setting(_value(self.database_url))
+        if url is None:
+            raise SettingsError("the PostgreSQL resource's database_url is empty")
+        return url
+
+
+class EmbeddedPostgresResource(PostgresResource):
+    """The embedded server whose data lives in `pgdata_dir` (unset → $MIRAGE_HOME/pgdata),
+    attached to or started once per process (e.g. under `dagster dev` without `mirage up`)."""
+
+    pgdata_dir: str | None = None
+
+    def url(self) -> str:
+        folder = _value(self.pgdata_dir)
+        pgdata = Path(folder).expanduser().resolve() if folder else Settings.from_env().pgdata_dir
+        with _server_lock:
+            if pgdata not in _embedded_urls:
+                server = start_embedded_postgres(pgdata, stop_at_exit=False)
+                _embedded_urls[pgdata] = server.url
+            return _embedded_urls[pgdata]
+
+
+class EmbedderResource(dg.ConfigurableResource):
+    """The embedder `spec` names (unset → MIRAGE_EMBEDDER), Ollama's at `ollama_host` (unset →
+    OLLAMA_HOST). One embedder per process and spec: loading a model is not free.
+
+    In a run, `setup_for_execution` loads it in the background while Dagster finishes starting
+    the run: a run of one small note is mostly start-up."""
+
+    spec: str | None = None
+    ollama_host: str | None = None
+    _client: Embedder | None = PrivateAttr(default=None)
+
+    def setup_for_execution(self, context: dg.InitResourceContext) -> None:
+        # A spec miRAGe cannot use fails the step that asks for it, which records the reason.
+        with contextlib.suppress(Exception):
+            self._client = self.get_client()
+        if context.dagster_run is not None:  # a run, not a sensor's evaluation
+            _in_background("mirage-embedder-warm-up", self._warm_up)
+
+    def _warm_up(self) -> None:
+        embedder = self.get_client()
+        embedder.count_tokens("warm up")
+        if embedder.name.startswith("local:"):
+            embedder.embed_passages(["warm up"])
+
+    def get_client(self) -> Embedder:
+        """This process's embedder for the spec (built on first use; weights load lazily)."""
+        if self._client is not None:
+            return self._client
+        settings = Settings.from_env()
+        spec, host = _value(self.spec), _value(self.ollama_host)
+        spec = embedder_setting(spec) if spec else settings.embedder
+        host = http_url_setting("OLLAMA_HOST", host) if host else settings.ollama_host
+        with _embedders_lock:
+            if (spec, host) not in _embedders:
+                _embedders[spec, host] = create_embedder(spec, ollama_host=host)
+            return _embedders[spec, host]
+
+
+__all__ = [
+    "DocumentsFolderResource",
+    "EmbeddedPostgresResource",
+    "EmbedderResource",
+    "ExternalPostgresResource",
+    "PostgresResource",
+]

@@ -12,7 +12,7 @@ import dagster as dg
 from mirage_pipeline.defs.batch import batch_documents, index_batch
 from mirage_pipeline.defs.failures import Cause, cause_of_error_info
 from mirage_pipeline.defs.jobs import index_document_job
-from mirage_pipeline.defs.resources import MirageResource
+from mirage_pipeline.defs.resources import PostgresResource
 from mirage_pipeline.documents_folder import split_document_key
 from mirage_pipeline.names import PARTITION_TAG
 from mirage_pipeline.store.documents import mark_unfinished_document_error
@@ -70,12 +70,14 @@ def run_documents(run: dg.DagsterRun) -> list[str]:
     return [key] if key else batch_documents(run)
 
 
-def record_unfinished_run(mirage: MirageResource, run: dg.DagsterRun, cause: Cause) -> list[str]:
+def record_unfinished_run(
+    postgres: PostgresResource, run: dg.DagsterRun, cause: Cause
+) -> list[str]:
     """Mark the run's documents `error` where the run left them unfinished; returns their keys."""
     where = f"step {cause.step}, run {run.run_id[:8]}" if cause.step else f"run {run.run_id[:8]}"
     message = Cause(f"{cause.reason} ({where})", cause.machine).message
     marked = []
-    with mirage.store_connection() as conn:
+    with postgres.store_connection() as conn:
         for key in run_documents(run):
             try:
                 project, path = split_document_key(key)
@@ -92,9 +94,9 @@ def record_unfinished_run(mirage: MirageResource, run: dg.DagsterRun, cause: Cau
     default_status=dg.DefaultSensorStatus.RUNNING,
     description="A failed indexing run leaves its document `error` with the run's cause.",
 )
-def indexing_run_failed(context: dg.RunFailureSensorContext, mirage: MirageResource) -> None:
+def indexing_run_failed(context: dg.RunFailureSensorContext, postgres: PostgresResource) -> None:
     run = context.dagster_run
-    for key in record_unfinished_run(mirage, run, run_cause(context.instance, run)):
+    for key in record_unfinished_run(postgres, run, run_cause(context.instance, run)):
         context.log.info(f"{key}: marked error (run {run.run_id})")
 
 
@@ -105,9 +107,9 @@ def indexing_run_failed(context: dg.RunFailureSensorContext, mirage: MirageResou
     default_status=dg.DefaultSensorStatus.RUNNING,
     description="A canceled indexing run leaves its document `error` (it can be re-indexed).",
 )
-def indexing_run_canceled(context: dg.RunStatusSensorContext, mirage: MirageResource) -> None:
+def indexing_run_canceled(context: dg.RunStatusSensorContext, postgres: PostgresResource) -> None:
     run = context.dagster_run
-    for key in record_unfinished_run(mirage, run, run_cause(context.instance, run)):
+    for key in record_unfinished_run(postgres, run, run_cause(context.instance, run)):
         context.log.info(f"{key}: marked error (run {run.run_id} canceled)")
 
 

@@ -23,7 +23,7 @@ import dagster as dg
 from mirage_pipeline.defs.batch import Wanted, batch_requests, index_batch
 from mirage_pipeline.defs.healing import heal
 from mirage_pipeline.defs.partitions import documents_partitions
-from mirage_pipeline.defs.resources import MirageResource
+from mirage_pipeline.defs.resources import DocumentsFolderResource, PostgresResource
 from mirage_pipeline.documents_folder import (
     DocumentFile,
     open_inside,
@@ -114,15 +114,18 @@ def file_sha256(root: Path, key: str) -> str:
     " refuses symbolic links; retries what a crash or an outage left unfinished.",
 )
 def documents_sensor(
-    context: dg.SensorEvaluationContext, mirage: MirageResource
+    context: dg.SensorEvaluationContext,
+    documents: DocumentsFolderResource,
+    postgres: PostgresResource,
 ) -> dg.SensorResult:
-    root = mirage.settings().documents_dir
+    settings = documents.settings()
+    root = settings.documents_dir
     before = FolderState.load(context.cursor)
     after = FolderState()
     known = set(context.instance.get_dynamic_partitions(documents_partitions.name))
     scan = scan_folder(root)
     files = scan.files
-    quiet = _quiet_files(root, files, before, known, mirage.settle_seconds)
+    quiet = _quiet_files(root, files, before, known, documents.settle_seconds)
     wanted: list[Wanted] = []
     to_add: list[str] = []
     pending: list[DocumentFile] = []
@@ -149,7 +152,7 @@ def documents_sensor(
         pending.append(f)
         wanted.append(Wanted(f.key, f"{f.key}@{sha[:16]}@{f.mtime_ns}", f.size))
     present = {f.key for f in files}
-    wanted += _requested_reindexes(mirage, known & present, {w.key for w in wanted})
+    wanted += _requested_reindexes(postgres, known & present, {w.key for w in wanted})
     deleted = sorted((known | set(before.files)) - present)
     links = set(scan.file_links)
     new_links = sorted(links - (set(before.links) - set(deleted)))
@@ -157,7 +160,7 @@ def documents_sensor(
     projects = project_names(root)
     for folder in sorted(set(scan.folder_links) - set(before.folder_links)):
         context.log.warning(f"{folder}: {FOLDER_LINK_REFUSED}")
-    with mirage.store_connection() as conn:
+    with postgres.store_connection() as conn:
         for name in sorted(set(projects) - set(before.projects)):
             upsert_project(conn, name)
         for key in [*deleted, *gone_links]:
@@ -175,7 +178,7 @@ def documents_sensor(
             )
         healing = heal(
             context.instance,
-            mirage,
+            postgres,
             conn,
             present=(present - set(deleted)) | links,
             requested={w.key for w in wanted} | set(to_add),
@@ -185,7 +188,7 @@ def documents_sensor(
     wanted += [w for w in healing.wanted if w.key in known]
     sizes = {f.key: f.size for f in files}
     wanted = [Wanted(w.key, w.token, sizes.get(w.key, 0), w.tags) for w in wanted]
-    runs = batch_requests(wanted, mirage.settings())
+    runs = batch_requests(wanted, settings)
     after.projects = projects
     after.links = sorted(links)
     after.folder_links = sorted(scan.folder_links)
@@ -246,9 +249,11 @@ def _quiet_files(
     return quiet
 
 
-def _requested_reindexes(mirage: MirageResource, keys: set[str], already: set[str]) -> list[Wanted]:
+def _requested_reindexes(
+    postgres: PostgresResource, keys: set[str], already: set[str]
+) -> list[Wanted]:
     """The documents named by the open `reindex_project` requests."""
-    with mirage.store_connection() as conn:
+    with postgres.store_connection() as conn:
         requests = open_requests(conn)
         if not requests:
             return []

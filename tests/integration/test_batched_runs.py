@@ -10,11 +10,11 @@ import dagster as dg
 import psycopg
 import pytest
 
-from mirage_pipeline.defs.resources import MirageResource
 from mirage_pipeline.defs.run_failures import indexing_run_failed
 from tests.integration.test_pipeline_to_search import age, run_sensor
 from tests.support.batches import requested_keys, run_batch
 from tests.support.fake_ollama import FakeOllama, running_fake_ollama
+from tests.support.resources import indexing_resources
 
 pytestmark = pytest.mark.integration
 ASSETS = ["raw_file", "parsed_document", "document_chunks", "chunk_embeddings", "chunk_index"]
@@ -25,7 +25,7 @@ def folder(tmp_path: Path, database_url: str):
     with running_fake_ollama(FakeOllama(models={"mxbai-embed-large": 1024})) as fake:
         docs = tmp_path / "documents"
         (docs / "vault").mkdir(parents=True)
-        mirage = MirageResource(
+        mirage = indexing_resources(
             documents_dir=str(docs),
             database_url=database_url,
             embedder="ollama:mxbai-embed-large",
@@ -96,7 +96,7 @@ def test_one_broken_file_in_a_batch_ends_error_and_the_rest_ready(folder, databa
         dagster_instance=instance,
         dagster_run=result.dagster_run,
         dagster_event=failure,
-        resources={"mirage": mirage},
+        resources=mirage,
     ).for_run_failure()
     indexing_run_failed(context)
     assert {p: s for p, (s, _, _) in statuses(database_url).items()} == {
@@ -124,7 +124,7 @@ def test_a_batch_killed_midway_leaves_its_unfinished_documents_error(
         dagster_instance=instance,
         dagster_run=instance.get_run_by_id(run.run_id),
         dagster_event=instance.all_logs(run.run_id)[-1].dagster_event,
-        resources={"mirage": mirage},
+        resources=mirage,
     ).for_run_failure()
     indexing_run_failed(context)
     rows = statuses(database_url)

@@ -10,11 +10,11 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
-from mirage_pipeline.defs.resources import MirageResource
 from mirage_pipeline.settings import Settings
 from tests.integration.test_pipeline_to_search import materialize_all, run_sensor
 from tests.support.live_service import live_service
 from tests.support.live_service import run_cli as run
+from tests.support.resources import indexing_resources
 
 pytestmark = pytest.mark.integration
 
@@ -31,7 +31,7 @@ def pipeline_and_service(database_url, local_embedder, tmp_path) -> Iterator[tup
     """The query service, and Dagster's sensor + materializations looping in a thread."""
     docs = tmp_path / "documents"
     docs.mkdir()
-    mirage = MirageResource(
+    mirage = indexing_resources(
         documents_dir=str(docs),
         database_url=database_url,
         embedder="local:multilingual-e5-small",

@@ -17,13 +17,13 @@ import pytest
 
 from mirage_pipeline.defs.assets import chunk_embeddings, chunk_index, document_assets
 from mirage_pipeline.defs.io_managers import ParquetIOManager, storage_name
-from mirage_pipeline.defs.resources import MirageResource
 from mirage_pipeline.store.schema import read_embedding_indexes
 from mirage_query.catalog import project_id as find_project_id
 from mirage_query.search import SearchPlan, search_hybrid
 from tests.integration.test_pipeline_to_search import age, run_sensor
 from tests.support.batches import requested_keys, run_all
 from tests.support.fake_ollama import FakeOllama, running_fake_ollama
+from tests.support.resources import indexing_resources
 
 pytestmark = pytest.mark.integration
 
@@ -54,7 +54,7 @@ def materialize(instance, mirage, key: str, tmp: Path, selection=None) -> dg.Exe
         selection=selection,
         partition_key=key,
         instance=instance,
-        resources={"mirage": mirage, "io_manager": ParquetIOManager(base_dir=str(tmp / "storage"))},
+        resources={**mirage, "io_manager": ParquetIOManager(base_dir=str(tmp / "storage"))},
         raise_on_error=False,
     )
 
@@ -97,7 +97,7 @@ def fake():
 def setup(tmp_path: Path, database_url: str, fake: FakeOllama):
     docs = tmp_path / "documents"
     (docs / "demo").mkdir(parents=True)
-    mirage = MirageResource(
+    mirage = indexing_resources(
         documents_dir=str(docs),
         database_url=database_url,
         embedder="ollama:mxbai-embed-large",
@@ -183,7 +183,7 @@ def test_embedder_failing_twice_then_recovering_ends_ready(setup, fake, database
     docs, mirage, instance = setup
     (docs / "demo" / "a.md").write_text("# A\n\nSome text to embed.\n", encoding="utf-8")
     age(docs)
-    assert mirage.get_embedder().dimension == 1024  # probe first, then arm the failures
+    assert mirage["embedder"].get_client().dimension == 1024  # probe first, then arm the failures
     fake.fail_next = 2
     _, outcome = tick_and_run(instance, mirage, None, tmp_path)
     assert outcome == {"demo/a.md": True}
@@ -194,7 +194,7 @@ def test_an_embedder_that_stays_down_ends_in_error(setup, fake, database_url, tm
     docs, mirage, instance = setup
     (docs / "demo" / "a.md").write_text("# A\n\nSome text to embed.\n", encoding="utf-8")
     age(docs)
-    assert mirage.get_embedder().dimension == 1024
+    assert mirage["embedder"].get_client().dimension == 1024
     fake.fail_next = 100
     _, outcome = tick_and_run(instance, mirage, None, tmp_path)
     assert outcome == {"demo/a.md": False}
@@ -241,7 +241,7 @@ def test_a_note_saved_a_moment_ago_is_requested_by_the_same_tick(setup):
     tick = run_sensor(instance, mirage, None)
     assert requested_keys(tick) == ["demo/note.md"]
     # the tick waited out the rest of the settle window, no more
-    assert mirage.settle_seconds * 0.8 <= time.monotonic() - started < 10
+    assert mirage["documents"].settle_seconds * 0.8 <= time.monotonic() - started < 10
 
 
 def test_a_second_model_gets_its_own_index(setup, database_url, tmp_path, local_embedder):
@@ -250,7 +250,7 @@ def test_a_second_model_gets_its_own_index(setup, database_url, tmp_path, local_
     age(docs)
     instance.add_dynamic_partitions("documents", ["demo/manual.md"])
     assert materialize(instance, ollama_mirage, "demo/manual.md", tmp_path).success
-    local = MirageResource(
+    local = indexing_resources(
         documents_dir=str(docs), database_url=database_url, embedder="local:multilingual-e5-small"
     )
     assert materialize(instance, local, "demo/manual.md", tmp_path).success
@@ -316,7 +316,7 @@ def test_reindex_project_job_requests_one_run_per_document(setup, tmp_path):
     def launch(config: dict) -> bool:
         return reindex_project.execute_in_process(
             run_config={"ops": {"request_project_reindex": {"config": config}}},
-            resources={"mirage": mirage},
+            resources=mirage,
             instance=instance,
             raise_on_error=False,
         ).success

@@ -10,10 +10,10 @@ import pytest
 
 from mirage_pipeline.defs.assets import document_assets
 from mirage_pipeline.defs.batch import Wanted, batch_requests
-from mirage_pipeline.defs.resources import MirageResource
 from mirage_pipeline.embedded_postgres import ensure_database, with_database
 from mirage_pipeline.settings import Settings
 from tests.support.batches import run_batch
+from tests.support.resources import indexing_resources
 
 pytestmark = pytest.mark.integration
 REPO = Path(__file__).resolve().parents[2]
@@ -45,11 +45,9 @@ def test_dagster_yaml_runs_on_postgres(postgres, database_url, tmp_path, monkeyp
             document_assets,
             partition_key="demo/a.md",
             instance=instance,
-            resources={
-                "mirage": MirageResource(
-                    documents_dir=str(tmp_path / "documents"), database_url=database_url
-                )
-            },
+            resources=indexing_resources(
+                documents_dir=str(tmp_path / "documents"), database_url=database_url
+            ),
         )
         assert result.success
         # the run and its events were written to (and read back from) PostgreSQL
@@ -65,7 +63,7 @@ def test_dagster_yaml_runs_on_postgres(postgres, database_url, tmp_path, monkeyp
         instance.add_dynamic_partitions("documents", ["demo/b.md"])
         wanted = [Wanted("demo/a.md", "a2"), Wanted("demo/b.md", "b1")]
         (request,) = batch_requests(wanted, Settings.from_env())
-        mirage = MirageResource(
+        mirage = indexing_resources(
             documents_dir=str(tmp_path / "documents"), database_url=database_url
         )
         batch, outcome = run_batch(instance, mirage, request, tmp_path / "storage")

@@ -7,8 +7,8 @@ import pytest
 
 from mirage_pipeline.defs.assets import document_assets
 from mirage_pipeline.defs.io_managers import ParquetIOManager
-from mirage_pipeline.defs.resources import MirageResource
 from mirage_pipeline.store.checks import CHECKS
+from tests.support.resources import indexing_resources
 
 pytestmark = pytest.mark.integration
 
@@ -27,7 +27,7 @@ def test_each_document_shows_its_language_and_its_checks(
     for key, text in NOTES.items():
         (docs / key).parent.mkdir(parents=True, exist_ok=True)
         (docs / key).write_text(text, encoding="utf-8")
-    mirage = MirageResource(
+    mirage = indexing_resources(
         documents_dir=str(docs), database_url=database_url, embedder=local_embedder.name
     )
     instance = dg.DagsterInstance.ephemeral()
@@ -39,7 +39,7 @@ def test_each_document_shows_its_language_and_its_checks(
             document_assets,
             partition_key=key,
             instance=instance,
-            resources={"mirage": mirage, "io_manager": io},
+            resources={**mirage, "io_manager": io},
         )
         assert result.success
         (parsed,) = result.asset_materializations_for_node("parsed_document")

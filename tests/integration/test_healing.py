@@ -17,13 +17,13 @@ from mirage_pipeline.defs import healing
 from mirage_pipeline.defs.assets import document_assets
 from mirage_pipeline.defs.failures import RETRIED
 from mirage_pipeline.defs.io_managers import ParquetIOManager
-from mirage_pipeline.defs.resources import MirageResource
 from mirage_pipeline.defs.sensors import FolderState
 from mirage_pipeline.embedded_postgres import start_embedded_postgres
 from mirage_pipeline.store.embedder_turns import embedder_turn
 from tests.integration.test_pipeline_to_search import age, run_sensor
 from tests.support.batches import requested_keys, run_all, run_batch
 from tests.support.fake_ollama import FakeOllama, running_fake_ollama
+from tests.support.resources import indexing_resources
 
 pytestmark = pytest.mark.integration
 BOOK = "# Manual\n\n" + "\n\n".join(
@@ -96,7 +96,7 @@ def test_the_sensor_retries_what_a_crash_or_an_outage_left(tmp_path, database_ur
     for name in ("stuck.md", "outage.md", "parse.md"):
         (docs / "demo" / name).write_text(f"# {name}\n\nSome text of {name}.\n")
     age(docs)
-    mirage = MirageResource(
+    mirage = indexing_resources(
         documents_dir=str(docs),
         database_url=database_url,
         embedder="ollama:mxbai-embed-large",
@@ -139,7 +139,7 @@ def test_the_sensor_retries_what_a_crash_or_an_outage_left(tmp_path, database_ur
         document_assets,
         partition_key="demo/stuck.md",
         instance=instance,
-        resources={"mirage": mirage, "io_manager": ParquetIOManager(base_dir=str(tmp_path / "s"))},
+        resources={**mirage, "io_manager": ParquetIOManager(base_dir=str(tmp_path / "s"))},
     ).success
 
 
@@ -182,7 +182,7 @@ def test_postgres_stopped_and_restarted_mid_index_ends_ready(tmp_path):
             (docs / "demo").mkdir(parents=True)
             (docs / "demo" / "manual.md").write_text(BOOK, encoding="utf-8")
             age(docs)
-            mirage = MirageResource(
+            mirage = indexing_resources(
                 documents_dir=str(docs),
                 database_url=server.url,
                 embedder="ollama:mxbai-embed-large",

@@ -13,11 +13,11 @@ import pytest
 from mirage_pipeline.defs.assets import document_assets
 from mirage_pipeline.defs.batch import Wanted, batch_requests
 from mirage_pipeline.defs.io_managers import ParquetIOManager
-from mirage_pipeline.defs.resources import MirageResource
 from mirage_pipeline.defs.sensors import LINK_REFUSED, FolderState
 from tests.integration.test_pipeline_to_search import age, run_sensor
 from tests.support.batches import requested_keys, run_all, run_batch
 from tests.support.fake_ollama import FakeOllama, running_fake_ollama
+from tests.support.resources import indexing_resources
 
 pytestmark = pytest.mark.integration
 
@@ -51,7 +51,7 @@ def fake():
 def folder(tmp_path: Path, database_url: str, fake: FakeOllama):
     docs = tmp_path / "documents"
     (docs / "demo").mkdir(parents=True)
-    mirage = MirageResource(
+    mirage = indexing_resources(
         documents_dir=str(docs),
         database_url=database_url,
         embedder="ollama:mxbai-embed-large",
@@ -65,7 +65,7 @@ def materialize(instance, mirage, key: str, tmp: Path) -> dg.ExecuteInProcessRes
         document_assets,
         partition_key=key,
         instance=instance,
-        resources={"mirage": mirage, "io_manager": ParquetIOManager(base_dir=str(tmp / "storage"))},
+        resources={**mirage, "io_manager": ParquetIOManager(base_dir=str(tmp / "storage"))},
         raise_on_error=False,
     )
 
@@ -177,7 +177,7 @@ def test_files_deleted_after_their_runs_were_queued_leave_no_row(folder, databas
     for i in range(10):
         (docs / "demo" / f"note{i}.md").unlink()
     # a batch of five starts before the sensor notices, five single runs after it deleted rows
-    (batch,) = batch_requests([Wanted(k, k) for k in keys[:5]], mirage.settings())
+    (batch,) = batch_requests([Wanted(k, k) for k in keys[:5]], mirage["documents"].settings())
     result, outcome = run_batch(instance, mirage, batch, tmp_path / "storage")
     assert not result.success and not any(outcome.values())
     assert set(documents(database_url)) == {f"note{i}.md" for i in range(5, 10)}

@@ -10,8 +10,8 @@ import psycopg
 import pymupdf
 import pytest
 
-from mirage_pipeline.defs.resources import MirageResource
 from tests.integration.test_pipeline_to_search import age, materialize_all, run_sensor
+from tests.support.resources import indexing_resources
 from tests.unit.test_parsers import _fb2
 
 pytestmark = pytest.mark.integration
@@ -67,7 +67,7 @@ def documents(tmp_path: Path) -> Path:
 
 
 def test_formats_through_the_pipeline(documents: Path, database_url: str) -> None:
-    mirage = MirageResource(
+    mirage = indexing_resources(
         documents_dir=str(documents),
         database_url=database_url,
         embedder="local:multilingual-e5-small",

@@ -11,11 +11,11 @@ import psycopg
 import pytest
 from litestar.testing import AsyncTestClient
 
-from mirage_pipeline.defs.resources import MirageResource
 from mirage_pipeline.defs.sensors import documents_sensor
 from mirage_pipeline.settings import Settings
 from mirage_query.app import create_app
 from tests.support.batches import documents_of, requested_keys, run_all
+from tests.support.resources import Resources, indexing_resources
 
 pytestmark = pytest.mark.integration
 
@@ -50,10 +50,8 @@ SPACE = """# Космос
 """
 
 
-def run_sensor(instance: dg.DagsterInstance, mirage: MirageResource, cursor: str | None):
-    context = dg.build_sensor_context(
-        instance=instance, cursor=cursor, resources={"mirage": mirage}
-    )
+def run_sensor(instance: dg.DagsterInstance, mirage: Resources, cursor: str | None):
+    context = dg.build_sensor_context(instance=instance, cursor=cursor, resources=mirage)
     result = documents_sensor(context)
     for request in result.dynamic_partitions_requests or []:
         if isinstance(request, dg.DeleteDynamicPartitionsRequest):
@@ -97,8 +95,8 @@ def documents(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def mirage(documents: Path, database_url: str) -> MirageResource:
-    return MirageResource(
+def mirage(documents: Path, database_url: str) -> Resources:
+    return indexing_resources(
         documents_dir=str(documents),
         database_url=database_url,
         embedder="local:multilingual-e5-small",

@@ -14,10 +14,10 @@ from click.testing import CliRunner
 
 from mirage_pipeline.defs.assets import document_assets
 from mirage_pipeline.defs.io_managers import ParquetIOManager
-from mirage_pipeline.defs.resources import MirageResource
 from mirage_pipeline.settings import Settings
 from mirage_query.cli import cli
 from tests.support.live_service import live_service
+from tests.support.resources import indexing_resources
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.corpus]
 
@@ -55,7 +55,7 @@ def api_url(corpus: Path, postgres, local_embedder, tmp_path_factory) -> str:
     documents = tmp / "documents"
     (documents / "books").mkdir(parents=True)
     shutil.copyfile(corpus / "epub" / BOOK, documents / "books" / BOOK)
-    mirage = MirageResource(
+    mirage = indexing_resources(
         documents_dir=str(documents), database_url=database_url, embedder=local_embedder.name
     )
     instance = dg.DagsterInstance.ephemeral()
@@ -64,7 +64,7 @@ def api_url(corpus: Path, postgres, local_embedder, tmp_path_factory) -> str:
         document_assets,
         partition_key=f"books/{BOOK}",
         instance=instance,
-        resources={"mirage": mirage, "io_manager": ParquetIOManager(base_dir=str(tmp / "io"))},
+        resources={**mirage, "io_manager": ParquetIOManager(base_dir=str(tmp / "io"))},
     )
     assert result.success
     settings = Settings.from_env({"MIRAGE_HOME": str(tmp)}).with_overrides(

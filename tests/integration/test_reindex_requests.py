@@ -15,7 +15,6 @@ import httpx
 import psycopg
 import pytest
 
-from mirage_pipeline.defs.resources import MirageResource
 from mirage_pipeline.names import REINDEX_TAG
 from mirage_pipeline.settings import Settings
 from mirage_pipeline.store.reindex import open_requests
@@ -23,6 +22,7 @@ from tests.integration.test_pipeline_to_search import run_sensor
 from tests.support.batches import requested_keys, run_all
 from tests.support.live_service import live_service
 from tests.support.live_service import run_cli as run
+from tests.support.resources import indexing_resources
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 KEY = {"X-API-Key": "secret"}
@@ -37,7 +37,7 @@ def stack(tmp_path: Path, database_url: str, local_embedder):
     settings = Settings.from_env({"MIRAGE_HOME": str(tmp_path)}).with_overrides(
         database_url=database_url, api_keys=("secret",), documents_dir=docs
     )
-    mirage = MirageResource(
+    mirage = indexing_resources(
         documents_dir=str(docs), database_url=database_url, embedder=local_embedder.name
     )
     with live_service(settings, local_embedder) as url:

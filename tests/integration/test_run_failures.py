@@ -14,7 +14,6 @@ from mirage_pipeline.defs.assets import document_assets
 from mirage_pipeline.defs.failures import RETRIED
 from mirage_pipeline.defs.io_managers import ParquetIOManager
 from mirage_pipeline.defs.jobs import index_document_job
-from mirage_pipeline.defs.resources import MirageResource
 from mirage_pipeline.defs.run_failures import (
     PARTITION_TAG,
     indexing_run_canceled,
@@ -23,6 +22,7 @@ from mirage_pipeline.defs.run_failures import (
 from mirage_pipeline.store.documents import start_document
 from tests.integration.test_control_plane import rows
 from tests.support.fake_ollama import FakeOllama, running_fake_ollama
+from tests.support.resources import indexing_resources
 
 pytestmark = pytest.mark.integration
 
@@ -33,7 +33,7 @@ def failed_run(instance, mirage, key: str, storage: Path) -> dg.ExecuteInProcess
         document_assets,
         partition_key=key,
         instance=instance,
-        resources={"mirage": mirage, "io_manager": ParquetIOManager(base_dir=str(storage))},
+        resources={**mirage, "io_manager": ParquetIOManager(base_dir=str(storage))},
         raise_on_error=False,
     )
     assert not result.success
@@ -46,7 +46,7 @@ def evaluate_failure_sensor(instance, mirage, result: dg.ExecuteInProcessResult)
         dagster_event=result.get_run_failure_event(),
         dagster_instance=instance,
         dagster_run=result.dagster_run,
-        resources={"mirage": mirage},
+        resources=mirage,
     ).for_run_failure()
     indexing_run_failed(context)
 
@@ -59,7 +59,7 @@ def test_a_run_dying_outside_its_steps_ends_in_error(tmp_path, database_url):
     blocked = tmp_path / "storage"
     blocked.write_text("a file where the storage folder should be")
     with running_fake_ollama(FakeOllama(models={"mxbai-embed-large": 1024})) as fake:
-        mirage = MirageResource(
+        mirage = indexing_resources(
             documents_dir=str(docs),
             database_url=database_url,
             embedder="ollama:mxbai-embed-large",
@@ -90,8 +90,8 @@ def test_a_run_dying_outside_its_steps_ends_in_error(tmp_path, database_url):
 def test_a_canceled_run_leaves_its_document_error_not_indexing(tmp_path, database_url):
     """The issue's case: a run canceled mid-way (by a person or the time budget's cancel)
     left its document `indexing` for minutes; the cancel sensor ends it in words at once."""
-    mirage = MirageResource(documents_dir=str(tmp_path), database_url=database_url)
-    with mirage.store_connection() as conn:
+    mirage = indexing_resources(documents_dir=str(tmp_path), database_url=database_url)
+    with mirage["postgres"].store_connection() as conn:
         start_document(
             conn,
             project="demo",
@@ -117,7 +117,7 @@ def test_a_canceled_run_leaves_its_document_error_not_indexing(tmp_path, databas
         dagster_event=event,
         dagster_instance=instance,
         dagster_run=run,
-        resources={"mirage": mirage},
+        resources=mirage,
     )
     indexing_run_canceled(context)
     sql = "SELECT status, error_message FROM documents WHERE path = %s"

@@ -9,7 +9,7 @@ import dagster as dg
 
 from mirage_pipeline.defs.batch import config_documents, index_batch
 from mirage_pipeline.defs.io_managers import ParquetIOManager
-from mirage_pipeline.defs.resources import MirageResource
+from tests.support.resources import Resources
 
 
 def documents_of(request: dg.RunRequest) -> list[str]:
@@ -28,7 +28,7 @@ def requested_keys(requests: Sequence[dg.RunRequest] | dg.SensorResult) -> list[
 
 def run_batch(
     instance: dg.DagsterInstance,
-    mirage: MirageResource,
+    mirage: Resources,
     request: dg.RunRequest,
     storage: Path | None = None,
 ) -> tuple[dg.ExecuteInProcessResult, dict[str, bool]]:
@@ -38,7 +38,7 @@ def run_batch(
     result = index_batch.execute_in_process(
         run_config=request.run_config,
         instance=instance,
-        resources={"mirage": mirage, "io_manager": io},
+        resources={**mirage, "io_manager": io},
         tags=request.tags,
         raise_on_error=False,
     )
@@ -53,7 +53,7 @@ def run_batch(
 
 def run_all(
     instance: dg.DagsterInstance,
-    mirage: MirageResource,
+    mirage: Resources,
     requests: Sequence[dg.RunRequest],
     storage: Path | None = None,
 ) -> dict[str, bool]:
