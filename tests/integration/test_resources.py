@@ -124,7 +124,7 @@ def _migrated(url: str) -> bool:
         return conn.execute("SELECT to_regclass('schema_migrations')").fetchone()[0] is not None
 
 
-def test_a_run_warms_up_in_the_background_and_a_sensor_does_not(database_url):
+def test_a_run_warms_up_in_the_background_and_a_sensor_does_not(empty_database_url):
     @dg.sensor()
     def looks(context: dg.SensorEvaluationContext, postgres: PostgresResource) -> dg.SkipReason:
         return dg.SkipReason("nothing to do")
@@ -133,14 +133,14 @@ def test_a_run_warms_up_in_the_background_and_a_sensor_does_not(database_url):
     def touches_nothing(postgres: PostgresResource) -> None:
         return None
 
-    resource = ExternalPostgresResource(database_url=database_url)
+    resource = ExternalPostgresResource(empty_database_url=empty_database_url)
     context = dg.build_sensor_context(resources={"postgres": resource})
     looks(context)
     time.sleep(1.0)
-    assert not _migrated(database_url)  # a sensor's evaluation starts no warm-up
+    assert not _migrated(empty_database_url)  # a sensor's evaluation starts no warm-up
 
     assert dg.materialize([touches_nothing], resources={"postgres": resource}).success
     deadline = time.monotonic() + 20
-    while not _migrated(database_url) and time.monotonic() < deadline:
+    while not _migrated(empty_database_url) and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert _migrated(database_url)  # the run's warm-up migrated the database on its own
+    assert _migrated(empty_database_url)  # the run's warm-up migrated the database on its own
