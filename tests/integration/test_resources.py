@@ -133,7 +133,7 @@ def test_a_run_warms_up_in_the_background_and_a_sensor_does_not(empty_database_u
     def touches_nothing(postgres: PostgresResource) -> None:
         return None
 
-    resource = ExternalPostgresResource(empty_database_url=empty_database_url)
+    resource = ExternalPostgresResource(database_url=empty_database_url)
     context = dg.build_sensor_context(resources={"postgres": resource})
     looks(context)
     time.sleep(1.0)
