@@ -48,6 +48,7 @@ class Settings:
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Self:
+        """Read from `environ` (default: this process's environment) and checked."""
         return cls(**cls.fields_from(os.environ if environ is None else environ))
 
     @classmethod
