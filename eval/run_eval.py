@@ -134,11 +134,11 @@ async def evaluate(
 ) -> dict[str, list]:
     from litestar.testing import AsyncTestClient
 
-    from mirage_pipeline.settings import Settings
     from mirage_query.app import create_app
+    from mirage_query.settings import ServiceSettings
 
     with tempfile.TemporaryDirectory() as home:
-        settings = Settings.from_env({"MIRAGE_HOME": home, **(env or {})}).with_overrides(
+        settings = ServiceSettings.from_env({"MIRAGE_HOME": home, **(env or {})}).with_overrides(
             database_url=url, api_keys=("eval",)
         )
         app = create_app(settings, embedder=embedder)

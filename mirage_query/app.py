@@ -19,7 +19,6 @@ from psycopg_pool import PoolTimeout
 from mirage_pipeline.documents_folder import OutsideDocumentsFolder
 from mirage_pipeline.embedders import Embedder, EmbedderError, create_embedder
 from mirage_pipeline.morphology import query_lemmas
-from mirage_pipeline.settings import Settings, read_api_keys
 from mirage_pipeline.store.schema import SchemaBehind
 from mirage_query import errors
 from mirage_query.database import DatabaseReachability, connection_pool
@@ -31,6 +30,7 @@ from mirage_query.query_vectors import QueryEmbedder
 from mirage_query.request_limits import BodyDeadlineMiddleware, MirageRequest, check_project_param
 from mirage_query.schemas import Health
 from mirage_query.search_api import batch_search, search
+from mirage_query.settings import ServiceSettings, read_api_keys
 from mirage_query.term_stats import IndexStatsCache
 
 log = logging.getLogger("mirage_query")
@@ -68,7 +68,7 @@ async def metrics(request: Request) -> str:
     return request.app.state.metrics.render()
 
 
-def create_app(settings: Settings, *, embedder: Embedder | None = None) -> Litestar:
+def create_app(settings: ServiceSettings, *, embedder: Embedder | None = None) -> Litestar:
     """The query service for `settings`; `settings.database_url` must be set."""
     if not settings.database_url:
         raise ValueError("the query service needs MIRAGE_DATABASE_URL (mirage up sets it)")

@@ -1,8 +1,9 @@
 """Where the local stacks live, for CLI calls made from any folder.
 
 `mirage up` records its home and API URL in `$XDG_CONFIG_HOME/mirage/stacks/<port>.json`
-(`~/.config/…`), one record per query-service port, so two stacks side by side (each with its
-own MIRAGE_HOME and ports) never overwrite each other's record; a clean stop removes its own.
+(`~/.config/…`: the settings' `stacks_dir`), one record per query-service port, so two stacks
+side by side (each with its own MIRAGE_HOME and ports) never overwrite each other's record; a
+clean stop removes its own.
 The CLI, run from another folder, takes the stack of its MIRAGE_HOME, else the one on its
 MIRAGE_API_URL's port, else the only recorded stack whose service answers — and reads that
 stack's API key (only ever for a service on this machine).
@@ -30,14 +31,9 @@ class LocalStack:
         return _port(self.api_url)
 
 
-def stacks_folder() -> Path:
-    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    return Path(base) / "mirage" / "stacks"
-
-
-def record_stack(home: Path, api_url: str) -> None:
-    """Record the stack serving `api_url` (replacing a stale record of that port)."""
-    path = stacks_folder() / f"{_port(api_url)}.json"
+def record_stack(folder: Path, home: Path, api_url: str) -> None:
+    """Record the stack serving `api_url` in `folder` (replacing a stale record of that port)."""
+    path = folder / f"{_port(api_url)}.json"
     with contextlib.suppress(OSError):
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
@@ -45,22 +41,24 @@ def record_stack(home: Path, api_url: str) -> None:
         tmp.replace(path)
 
 
-def forget_stack(home: Path) -> None:
+def forget_stack(folder: Path, home: Path) -> None:
     """Remove the records of the stack whose home is `home` (another stack's stay)."""
-    for path, stack in _records():
+    for path, stack in _records(folder):
         if stack.home == home:
             with contextlib.suppress(OSError):
                 path.unlink()
 
 
-def recorded_stacks() -> list[LocalStack]:
-    return [stack for _, stack in _records()]
+def recorded_stacks(folder: Path) -> list[LocalStack]:
+    return [stack for _, stack in _records(folder)]
 
 
-def find_stack(api_url: str, *, url_given: bool, home: Path | None) -> LocalStack | None:
+def find_stack(
+    folder: Path, api_url: str, *, url_given: bool, home: Path | None
+) -> LocalStack | None:
     """The recorded stack a CLI call means: its home's, else the one on its URL's port, else
     (no URL given) the only recorded stack whose service answers."""
-    stacks = recorded_stacks()
+    stacks = recorded_stacks(folder)
     if home is not None:
         return next((s for s in stacks if s.home == home), None)
     port = _port(api_url)
@@ -80,9 +78,9 @@ def answers(api_url: str) -> bool:
         return False
 
 
-def _records() -> list[tuple[Path, LocalStack]]:
+def _records(folder: Path) -> list[tuple[Path, LocalStack]]:
     found = []
-    for path in sorted(stacks_folder().glob("*.json")):
+    for path in sorted(folder.glob("*.json")):
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
             found.append((path, LocalStack(Path(data["home"]), str(data["api_url"]))))

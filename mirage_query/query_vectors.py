@@ -8,9 +8,9 @@ import numpy as np
 
 from mirage_pipeline.embedders import Embedder, EmbedderError, EmbedderUnavailable
 from mirage_pipeline.embedders.centering import center_query
-from mirage_pipeline.settings import Settings
 from mirage_pipeline.store.schema import EmbeddingIndex
 from mirage_query.search import clean_query
+from mirage_query.settings import ServiceSettings
 
 MAX_THREADS = 8  # queries embedding at once; threads left behind by a hung embedder count too
 
@@ -19,7 +19,7 @@ class QueryEmbedder:
     """Embeds queries side by side (the local embedder has an engine per core) in the form the
     index stores passages in (language centering)."""
 
-    def __init__(self, embedder: Embedder, settings: Settings) -> None:
+    def __init__(self, embedder: Embedder, settings: ServiceSettings) -> None:
         self.embedder = embedder
         self.timeout = settings.query_embed_timeout
         ollama = settings.embedder.startswith("ollama:")

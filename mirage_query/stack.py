@@ -26,8 +26,8 @@ import httpx
 import psutil
 
 import mirage_pipeline
-from mirage_pipeline.settings import Settings
 from mirage_query.locator import forget_stack, record_stack
+from mirage_query.settings import ServiceSettings
 from mirage_query.stack_checks import (
     OrphanedStack,
     listener_pids,
@@ -62,7 +62,7 @@ class Child:
     restarts: list[float] = field(default_factory=list)  # monotonic times of restarts
 
 
-def write_instance_config(settings: Settings) -> Path:
+def write_instance_config(settings: ServiceSettings) -> Path:
     """The repository's dagster.yaml with this machine's run and embedding concurrency."""
     import yaml
 
@@ -86,7 +86,7 @@ def instance_file(name: str) -> Path:
     raise StackError(f"cannot find {name} next to mirage_pipeline nor in mirage_pipeline/instance")
 
 
-def ensure_api_key(settings: Settings) -> str:
+def ensure_api_key(settings: ServiceSettings) -> str:
     """MIRAGE_API_KEY if set, else the key in $MIRAGE_HOME/api-key (created once, mode 0600)."""
     if settings.api_keys:
         return ",".join(settings.api_keys)
@@ -106,7 +106,7 @@ def ensure_api_key(settings: Settings) -> str:
 
 
 def child_environment(
-    settings: Settings, *, database_url: str, dagster_database_url: str, api_key: str
+    settings: ServiceSettings, *, database_url: str, dagster_database_url: str, api_key: str
 ) -> dict[str, str]:
     """The environment every child gets: where everything is, so they all agree."""
     dagster_home = settings.dagster_home
@@ -246,7 +246,7 @@ def stop_signals() -> Iterator[threading.Event]:
 
 
 @contextlib.contextmanager
-def home_lock(settings: Settings) -> Iterator[None]:
+def home_lock(settings: ServiceSettings) -> Iterator[None]:
     """One `mirage up` per MIRAGE_HOME: a second one would share, and then stop, its PostgreSQL."""
     with (settings.home / "up.lock").open("w") as lock:
         try:
@@ -256,7 +256,7 @@ def home_lock(settings: Settings) -> Iterator[None]:
         yield
 
 
-def _prepare_index(settings: Settings, database_url: str) -> str | None:
+def _prepare_index(settings: ServiceSettings, database_url: str) -> str | None:
     """Migrate and bind the embedder's index. An embedder that does not answer (Ollama down)
     does not stop the stack: text search works, and the index is bound once it answers.
     Returns the warning to show, if any."""
@@ -281,11 +281,10 @@ def _local_host(host: str) -> str:
     return "127.0.0.1" if host in ("", "0.0.0.0", "::") else host
 
 
-def _dagster_database(database_url: str) -> str:
+def _dagster_database(settings: ServiceSettings, database_url: str) -> str:
     """MIRAGE_DAGSTER_DATABASE_URL as given, else the `dagster` database of the same server."""
-    given = os.environ.get("MIRAGE_DAGSTER_DATABASE_URL")
-    if given:
-        return given
+    if settings.dagster_database_url:
+        return settings.dagster_database_url
     from mirage_pipeline.embedded_postgres import DAGSTER_DATABASE, ensure_database, with_database
 
     try:
@@ -298,7 +297,7 @@ def _dagster_database(database_url: str) -> str:
 DAEMON_MODULE = "mirage_pipeline.dagster_daemon"
 
 
-def _commands(settings: Settings) -> dict[str, list[str]]:
+def _commands(settings: ServiceSettings) -> dict[str, list[str]]:
     workspace = str(instance_file("workspace.yaml"))
     webserver = console_script("dagster-webserver")
     port = str(settings.dagster_port)
@@ -310,7 +309,7 @@ def _commands(settings: Settings) -> dict[str, list[str]]:
     }
 
 
-def _make_folders(settings: Settings) -> None:
+def _make_folders(settings: ServiceSettings) -> None:
     dagster = settings.dagster_home
     for folder in (settings.documents_dir, dagster / "storage", dagster / "logs"):
         folder.mkdir(parents=True, exist_ok=True)
@@ -320,7 +319,9 @@ def _make_folders(settings: Settings) -> None:
 class Stack:
     """One run of the local stack; `run()` returns the exit code."""
 
-    def __init__(self, settings: Settings, echo: Echo, on_ready: Callable[[Stack], None]) -> None:
+    def __init__(
+        self, settings: ServiceSettings, echo: Echo, on_ready: Callable[[Stack], None]
+    ) -> None:
         self.settings = settings
         self.echo = echo
         self.on_ready = on_ready
@@ -342,7 +343,7 @@ class Stack:
                     return 1
                 finally:
                     self._shut_down()
-                    forget_stack(self.settings.home)
+                    forget_stack(self.settings.stacks_dir, self.settings.home)
         except StackError as exc:  # the lock: nothing was started
             self.echo(f"mirage up: {exc}", err=True)
             return 1
@@ -359,7 +360,7 @@ class Stack:
                 raise StackError(f"port {port} for the {name} is already in use by {owner}")
         api_key = ensure_api_key(s)
         database_url = s.database_url or self._start_postgres()
-        dagster_url = _dagster_database(database_url)
+        dagster_url = _dagster_database(s, database_url)
         self.echo(f"preparing the index ({s.embedder})")
         warning = _prepare_index(s, database_url)
         if warning:
@@ -380,7 +381,7 @@ class Stack:
         }
         wait_until_ready(self.children, ready, stop, READY_TIMEOUT)
         self._check_ownership({"query-service": s.api_port, "dagster-webserver": s.dagster_port})
-        record_stack(s.home, f"{self.api_url}/api/v1")
+        record_stack(s.stacks_dir, s.home, f"{self.api_url}/api/v1")
         if not stop.is_set():
             self.on_ready(self)
         while not stop.wait(1.0):

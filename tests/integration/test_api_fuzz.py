@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis.errors import Unsatisfiable
 from schemathesis import GenerationMode
 
-from mirage_pipeline.settings import Settings
+from mirage_query.settings import ServiceSettings
 from tests.support.live_service import live_service
 from tests.support.seed import Passage, write_document
 
@@ -74,7 +74,7 @@ def test_no_generated_request_gets_a_server_error(database_url, local_embedder, 
         "guide.md",
         [Passage(f"Passage {i} about installing.", "Install") for i in range(3)],
     )
-    settings_ = Settings.from_env({"MIRAGE_HOME": str(tmp_path)}).with_overrides(
+    settings_ = ServiceSettings.from_env({"MIRAGE_HOME": str(tmp_path)}).with_overrides(
         database_url=database_url,
         api_keys=("k",),
         documents_dir=docs,

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from litestar.testing import AsyncTestClient
 
-from mirage_pipeline.settings import Settings
 from mirage_query.app import create_app
+from mirage_query.settings import ServiceSettings
 from tests.support.live_service import live_service
 from tests.support.seed import Passage, write_document
 
@@ -23,17 +23,17 @@ DEEP = b"[" * 5000 + b"]" * 5000
 
 
 @pytest.fixture
-def settings(database_url: str, tmp_path: Path) -> Settings:
+def settings(database_url: str, tmp_path: Path) -> ServiceSettings:
     docs = tmp_path / "documents"
     (docs / "library").mkdir(parents=True)
     (docs / "library" / "guide.md").write_text("# Guide\n", encoding="utf-8")
-    return Settings.from_env({"MIRAGE_HOME": str(tmp_path)}).with_overrides(
+    return ServiceSettings.from_env({"MIRAGE_HOME": str(tmp_path)}).with_overrides(
         database_url=database_url, api_keys=("k",), documents_dir=docs
     )
 
 
 @pytest.fixture
-async def api(settings: Settings, database_url: str, local_embedder):
+async def api(settings: ServiceSettings, database_url: str, local_embedder):
     doc = write_document(
         database_url, local_embedder, "library", "guide.md", [Passage("About installing.", "I")]
     )

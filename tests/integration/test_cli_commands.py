@@ -9,7 +9,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from mirage_pipeline.settings import Settings
+from mirage_query.settings import ServiceSettings
 from tests.support.live_service import live_service
 from tests.support.live_service import run_cli as run
 from tests.support.seed import Passage, write_document
@@ -31,7 +31,7 @@ def service(database_url, local_embedder, tmp_path) -> Iterator[tuple[str, Path]
         [Passage(f"Step {i}: install the part number {i}.", "Install") for i in range(4)],
         title="Install guide",
     )
-    settings = Settings.from_env({"MIRAGE_HOME": str(tmp_path)}).with_overrides(
+    settings = ServiceSettings.from_env({"MIRAGE_HOME": str(tmp_path)}).with_overrides(
         database_url=database_url,
         api_keys=("secret",),
         documents_dir=docs,

@@ -8,8 +8,8 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from mirage_pipeline.settings import Settings
 from mirage_pipeline.store import prepare_database
+from mirage_query.settings import ServiceSettings
 from tests.integration.test_search_api import NOTES, index_markdown
 from tests.support.live_service import free_port, live_service
 from tests.support.live_service import run_cli as run
@@ -42,7 +42,7 @@ def api_url(database_url, local_embedder, tmp_path) -> Iterator[str]:
     write_document(
         database_url, local_embedder, "kitchen", "espresso.md", [Passage(t, "Steps") for t in STEPS]
     )
-    settings = Settings.from_env({"MIRAGE_HOME": str(tmp_path)}).with_overrides(
+    settings = ServiceSettings.from_env({"MIRAGE_HOME": str(tmp_path)}).with_overrides(
         database_url=database_url, api_keys=("secret",), documents_dir=tmp_path / "documents"
     )
     with live_service(settings, local_embedder) as url:

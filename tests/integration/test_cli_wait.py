@@ -10,7 +10,7 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
-from mirage_pipeline.settings import Settings
+from mirage_query.settings import ServiceSettings
 from tests.integration.test_pipeline_to_search import materialize_all, run_sensor
 from tests.support.live_service import live_service
 from tests.support.live_service import run_cli as run
@@ -52,7 +52,7 @@ def pipeline_and_service(database_url, local_embedder, tmp_path) -> Iterator[tup
         except BaseException as exc:  # surfaced by the test
             errors.append(exc)
 
-    settings = Settings.from_env({"MIRAGE_HOME": str(tmp_path)}).with_overrides(
+    settings = ServiceSettings.from_env({"MIRAGE_HOME": str(tmp_path)}).with_overrides(
         database_url=database_url,
         api_keys=("secret",),
         documents_dir=docs,

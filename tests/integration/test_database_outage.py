@@ -11,8 +11,8 @@ import pytest
 from litestar.testing import AsyncTestClient
 
 from mirage_pipeline.embedded_postgres import start_embedded_postgres
-from mirage_pipeline.settings import Settings
 from mirage_query.app import create_app
+from mirage_query.settings import ServiceSettings
 from tests.support.seed import Passage, write_document
 
 pytestmark = pytest.mark.integration
@@ -29,7 +29,7 @@ async def test_database_outage_is_503_and_the_service_recovers(local_embedder, t
     server = start(tmp_path / "pgdata")
     try:
         write_document(server.url, local_embedder, "p", "a.md", [Passage("Bread and butter.", "B")])
-        settings = Settings.from_env({"MIRAGE_HOME": str(tmp_path)}).with_overrides(
+        settings = ServiceSettings.from_env({"MIRAGE_HOME": str(tmp_path)}).with_overrides(
             database_url=server.url, api_keys=("k",)
         )
         app = create_app(settings, embedder=local_embedder)
@@ -64,7 +64,7 @@ async def test_database_outage_is_503_and_the_service_recovers(local_embedder, t
 
 async def test_a_pool_with_no_free_connection_says_busy(database_url, local_embedder, tmp_path):
     write_document(database_url, local_embedder, "p", "a.md", [Passage("Bread and butter.", "B")])
-    settings = Settings.from_env({"MIRAGE_HOME": str(tmp_path)}).with_overrides(
+    settings = ServiceSettings.from_env({"MIRAGE_HOME": str(tmp_path)}).with_overrides(
         database_url=database_url, api_keys=("k",)
     )
     async with AsyncTestClient(app=create_app(settings, embedder=local_embedder)) as client:

@@ -11,7 +11,7 @@ import httpx
 import lxml.html
 import pytest
 
-from mirage_pipeline.settings import Settings
+from mirage_query.settings import ServiceSettings
 from tests.support.live_service import live_service
 
 pytestmark = pytest.mark.integration
@@ -27,7 +27,7 @@ KINDS = {
 
 @pytest.fixture
 def service(database_url, local_embedder, tmp_path) -> Iterator[str]:
-    settings = Settings.from_env({"MIRAGE_HOME": str(tmp_path)}).with_overrides(
+    settings = ServiceSettings.from_env({"MIRAGE_HOME": str(tmp_path)}).with_overrides(
         database_url=database_url, api_keys=("secret",)
     )
     with live_service(settings, local_embedder) as api_url:

@@ -8,9 +8,9 @@ import psycopg
 import pytest
 from litestar.testing import AsyncTestClient
 
-from mirage_pipeline.settings import Settings
 from mirage_pipeline.store.reindex import open_requests
 from mirage_query.app import create_app
+from mirage_query.settings import ServiceSettings
 from tests.support.seed import Passage, write_document
 
 pytestmark = pytest.mark.integration
@@ -35,7 +35,7 @@ async def api(database_url: str, local_embedder, tmp_path: Path):
             database_url, local_embedder, "other", "secret.md", [Passage("Secret.", "S")]
         ),
     }
-    settings = Settings.from_env({"MIRAGE_HOME": str(tmp_path)}).with_overrides(
+    settings = ServiceSettings.from_env({"MIRAGE_HOME": str(tmp_path)}).with_overrides(
         database_url=database_url,
         api_keys=("k",),
         documents_dir=docs,

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from litestar.testing import AsyncTestClient
 
-from mirage_pipeline.settings import Settings
 from mirage_query.app import create_app
+from mirage_query.settings import ServiceSettings
 from tests.support.seed import Passage, write_document
 
 pytestmark = pytest.mark.integration
@@ -33,7 +33,7 @@ async def api(database_url: str, local_embedder, tmp_path: Path):
         path: str(write_document(database_url, local_embedder, "library", path, [Passage(p, "S")]))
         for path, p in [("linked/secret.md", "Through a link."), ("passwd.md", "A file link.")]
     }
-    settings = Settings.from_env({"MIRAGE_HOME": str(tmp_path)}).with_overrides(
+    settings = ServiceSettings.from_env({"MIRAGE_HOME": str(tmp_path)}).with_overrides(
         database_url=database_url, api_keys=("k",), documents_dir=docs
     )
     async with AsyncTestClient(app=create_app(settings, embedder=local_embedder)) as client:

@@ -12,8 +12,8 @@ import pytest
 from litestar.testing import AsyncTestClient
 
 from mirage_pipeline.embedders import create_embedder
-from mirage_pipeline.settings import Settings
 from mirage_query.app import create_app
+from mirage_query.settings import ServiceSettings
 from tests.support.fake_ollama import FakeOllama, running_fake_ollama
 from tests.support.live_service import free_port, live_service
 from tests.support.seed import Passage, write_document
@@ -24,8 +24,8 @@ MODEL = "ollama:mxbai-embed-large"
 BREAD = [Passage("Knead the dough for ten minutes, then let it rise.", "Bread")]
 
 
-def settings_for(tmp_path: Path, database_url: str, ollama_url: str) -> Settings:
-    return Settings.from_env({"MIRAGE_HOME": str(tmp_path)}).with_overrides(
+def settings_for(tmp_path: Path, database_url: str, ollama_url: str) -> ServiceSettings:
+    return ServiceSettings.from_env({"MIRAGE_HOME": str(tmp_path)}).with_overrides(
         database_url=database_url, api_keys=("k",), embedder=MODEL, ollama_host=ollama_url
     )
 
@@ -157,13 +157,13 @@ def test_mirage_up_prepares_the_index_without_an_embedder(database_url: str) -> 
     refuse to start."""
     import socket
 
-    from mirage_pipeline.settings import Settings
+    from mirage_query.settings import ServiceSettings
     from mirage_query.stack import _prepare_index
 
     with socket.socket() as s:  # a port nobody listens on
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    settings = Settings.from_env(
+    settings = ServiceSettings.from_env(
         {"MIRAGE_EMBEDDER": "ollama:bge-m3", "OLLAMA_HOST": f"http://127.0.0.1:{port}"}
     ).with_overrides(query_embed_timeout=2.0)
     warning = _prepare_index(settings, database_url)

@@ -11,12 +11,12 @@ from litestar.testing import AsyncTestClient
 from psycopg import sql
 
 from mirage_pipeline.embedders.centering import FORM, center_passages, center_query
-from mirage_pipeline.settings import Settings
 from mirage_pipeline.store import prepare_database
 from mirage_pipeline.store.documents import connect
 from mirage_query.app import create_app
 from mirage_query.schemas import Filters
 from mirage_query.search import QueryTerms, SearchPlan, search_statement
+from mirage_query.settings import ServiceSettings
 from tests.support.seed import Passage, write_document
 
 pytestmark = pytest.mark.integration
@@ -93,7 +93,7 @@ async def seeded(database_url: str, local_embedder, tmp_path: Path):
             [Passage(f"The secret project also logs {CODE} about tomatoes and Mars.", "Secret")],
         ),
     }
-    settings = Settings.from_env({"MIRAGE_HOME": str(tmp_path)}).with_overrides(
+    settings = ServiceSettings.from_env({"MIRAGE_HOME": str(tmp_path)}).with_overrides(
         database_url=database_url, api_keys=("k",)
     )
     async with AsyncTestClient(app=create_app(settings, embedder=local_embedder)) as client:
@@ -186,7 +186,7 @@ async def test_a_text_match_of_few_query_words_counts_for_less(seeded):
 
 
 async def test_rrf_fusion_on_request(seeded, database_url, local_embedder, tmp_path):
-    settings = Settings.from_env({"MIRAGE_HOME": str(tmp_path), "MIRAGE_FUSION": "rrf"})
+    settings = ServiceSettings.from_env({"MIRAGE_HOME": str(tmp_path), "MIRAGE_FUSION": "rrf"})
     settings = settings.with_overrides(database_url=database_url, api_keys=("k",))
     async with AsyncTestClient(app=create_app(settings, embedder=local_embedder)) as client:
         hits = await search(client, {"query": f"proxy keepalive {CODE}", "limit": 5})

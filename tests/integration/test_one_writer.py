@@ -11,7 +11,6 @@ import psycopg
 import pytest
 from litestar.testing import AsyncTestClient
 
-from mirage_pipeline.settings import Settings
 from mirage_pipeline.store import apply_migrations
 from mirage_pipeline.store.documents import (
     connect,
@@ -27,6 +26,7 @@ from mirage_pipeline.store.schema import (
     schema_version,
 )
 from mirage_query.app import create_app
+from mirage_query.settings import ServiceSettings
 from tests.support.seed import Passage, write_document
 
 pytestmark = pytest.mark.integration
@@ -51,7 +51,7 @@ def test_the_query_service_holds_no_sql_that_writes():
 
 async def refusal(url: str, local_embedder, tmp_path: Path) -> SchemaBehind:
     """Why the service would not start on `url` (the lifespan wraps it in exception groups)."""
-    settings = Settings.from_env({"MIRAGE_HOME": str(tmp_path)}).with_overrides(
+    settings = ServiceSettings.from_env({"MIRAGE_HOME": str(tmp_path)}).with_overrides(
         database_url=url, api_keys=("k",)
     )
     try:

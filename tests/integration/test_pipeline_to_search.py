@@ -12,8 +12,8 @@ import pytest
 from litestar.testing import AsyncTestClient
 
 from mirage_pipeline.defs.sensors import documents_sensor
-from mirage_pipeline.settings import Settings
 from mirage_query.app import create_app
+from mirage_query.settings import ServiceSettings
 from tests.support.batches import documents_of, requested_keys, run_all
 from tests.support.resources import Resources, indexing_resources
 
@@ -139,7 +139,7 @@ async def test_dropped_files_become_searchable(documents, mirage, database_url, 
         and "unsupported file type '.xlsx'" in rows["table.xlsx"][1]
     )
 
-    settings = Settings.from_env({"MIRAGE_HOME": str(tmp_path / "home")}).with_overrides(
+    settings = ServiceSettings.from_env({"MIRAGE_HOME": str(tmp_path / "home")}).with_overrides(
         database_url=database_url, api_keys=("k",)
     )
     async with AsyncTestClient(app=create_app(settings)) as client:

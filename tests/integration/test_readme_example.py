@@ -14,8 +14,8 @@ from click.testing import CliRunner
 
 from mirage_pipeline.defs.assets import document_assets
 from mirage_pipeline.defs.io_managers import ParquetIOManager
-from mirage_pipeline.settings import Settings
 from mirage_query.cli import cli
+from mirage_query.settings import ServiceSettings
 from tests.support.live_service import live_service
 from tests.support.resources import indexing_resources
 
@@ -67,7 +67,7 @@ def api_url(corpus: Path, postgres, local_embedder, tmp_path_factory) -> str:
         resources={**mirage, "io_manager": ParquetIOManager(base_dir=str(tmp / "io"))},
     )
     assert result.success
-    settings = Settings.from_env({"MIRAGE_HOME": str(tmp)}).with_overrides(
+    settings = ServiceSettings.from_env({"MIRAGE_HOME": str(tmp)}).with_overrides(
         database_url=database_url, api_keys=("secret",), documents_dir=documents
     )
     with live_service(settings, local_embedder) as url:

@@ -11,15 +11,15 @@ import pytest
 from litestar.testing import AsyncTestClient
 from psycopg import sql
 
-from mirage_pipeline.settings import Settings
 from mirage_query.app import create_app
+from mirage_query.settings import ServiceSettings
 
 pytestmark = pytest.mark.integration
 
 
 @pytest.fixture
 async def client(database_url: str, local_embedder, tmp_path: Path):
-    settings = Settings.from_env({"MIRAGE_HOME": str(tmp_path)}).with_overrides(
+    settings = ServiceSettings.from_env({"MIRAGE_HOME": str(tmp_path)}).with_overrides(
         database_url=database_url, api_keys=("key",)
     )
     async with AsyncTestClient(app=create_app(settings, embedder=local_embedder)) as test_client:

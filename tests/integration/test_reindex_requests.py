@@ -16,8 +16,8 @@ import psycopg
 import pytest
 
 from mirage_pipeline.names import REINDEX_TAG
-from mirage_pipeline.settings import Settings
 from mirage_pipeline.store.reindex import open_requests
+from mirage_query.settings import ServiceSettings
 from tests.integration.test_pipeline_to_search import run_sensor
 from tests.support.batches import requested_keys, run_all
 from tests.support.live_service import live_service
@@ -34,7 +34,7 @@ def stack(tmp_path: Path, database_url: str, local_embedder):
     """The query service over HTTP, and the pipeline's sensor and runs in process."""
     docs = tmp_path / "documents"
     docs.mkdir()
-    settings = Settings.from_env({"MIRAGE_HOME": str(tmp_path)}).with_overrides(
+    settings = ServiceSettings.from_env({"MIRAGE_HOME": str(tmp_path)}).with_overrides(
         database_url=database_url, api_keys=("secret",), documents_dir=docs
     )
     mirage = indexing_resources(

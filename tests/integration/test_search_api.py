@@ -9,10 +9,10 @@ from litestar.testing import AsyncTestClient
 
 from mirage_pipeline.chunking import ChunkingPolicy, chunk_document
 from mirage_pipeline.parsing import parse_document
-from mirage_pipeline.settings import Settings
 from mirage_pipeline.store import prepare_database
 from mirage_pipeline.store.documents import connect, replace_chunks, start_document
 from mirage_query.app import create_app
+from mirage_query.settings import ServiceSettings
 
 pytestmark = pytest.mark.integration
 
@@ -61,7 +61,7 @@ async def client(database_url: str, local_embedder, tmp_path: Path):
         "car.md",
         b"# Car\n\nBread crumbs in the car seat.\n",
     )
-    settings = Settings.from_env({"MIRAGE_HOME": str(tmp_path)}).with_overrides(
+    settings = ServiceSettings.from_env({"MIRAGE_HOME": str(tmp_path)}).with_overrides(
         database_url=database_url, api_keys=("key-one", "key-two")
     )
     app = create_app(settings, embedder=local_embedder)

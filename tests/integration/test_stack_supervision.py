@@ -14,7 +14,7 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from mirage_pipeline.settings import Settings
+from mirage_query.settings import ServiceSettings
 from mirage_query.stack import MAX_RESTARTS, Stack, StackError, start_child
 from mirage_query.stack_checks import OrphanedStack, port_owner, refuse_orphans, running_postgres
 
@@ -26,8 +26,8 @@ def quiet(*args, **kwargs) -> None:
 
 
 def test_an_orphaned_stack_on_the_same_home_is_refused_with_how_to_stop_it(tmp_path: Path):
-    settings = Settings.from_env({"MIRAGE_HOME": str(tmp_path / "home")})
-    other = Settings.from_env({"MIRAGE_HOME": str(tmp_path / "other")})
+    settings = ServiceSettings.from_env({"MIRAGE_HOME": str(tmp_path / "home")})
+    other = ServiceSettings.from_env({"MIRAGE_HOME": str(tmp_path / "other")})
     env = {
         **os.environ,
         "MIRAGE_HOME": str(settings.home),
@@ -58,7 +58,7 @@ def test_a_taken_port_names_its_owner() -> None:
 
 
 def test_a_child_that_dies_is_restarted_until_it_keeps_dying(tmp_path: Path) -> None:
-    settings = Settings.from_env({"MIRAGE_HOME": str(tmp_path)})
+    settings = ServiceSettings.from_env({"MIRAGE_HOME": str(tmp_path)})
     (tmp_path / "logs").mkdir()
     stack = Stack(settings, echo=quiet, on_ready=quiet)
     env = {**os.environ, "MIRAGE_HOME": str(tmp_path)}
@@ -82,7 +82,7 @@ def test_a_child_that_dies_is_restarted_until_it_keeps_dying(tmp_path: Path) -> 
 
 
 def test_only_the_postgres_it_started_is_stopped(postgres) -> None:
-    settings = Settings.from_env({"MIRAGE_HOME": str(postgres.pgdata.parent)})
+    settings = ServiceSettings.from_env({"MIRAGE_HOME": str(postgres.pgdata.parent)})
     assert running_postgres(settings.pgdata_dir)
     stack = Stack(settings, echo=quiet, on_ready=quiet)
     url = stack._start_postgres()

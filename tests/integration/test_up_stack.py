@@ -21,8 +21,8 @@ import psutil
 import pytest
 
 import mirage_pipeline
-from mirage_pipeline.settings import Settings, read_api_keys
 from mirage_query import stack as stack_module
+from mirage_query.settings import ServiceSettings, read_api_keys
 from mirage_query.stack import StackError, ensure_api_key, instance_file, stop_children
 
 REPO = Path(__file__).resolve().parents[2]
@@ -58,7 +58,7 @@ BAIKAL = """# Путеводитель по Байкалу
 
 
 def test_api_key_is_created_once_with_0600(tmp_path: Path) -> None:
-    settings = Settings.from_env({"MIRAGE_HOME": str(tmp_path / "home")})
+    settings = ServiceSettings.from_env({"MIRAGE_HOME": str(tmp_path / "home")})
     key = ensure_api_key(settings)
     assert len(key) >= 40
     assert stat.S_IMODE(settings.api_key_file.stat().st_mode) == 0o600
@@ -70,7 +70,7 @@ def test_api_key_is_created_once_with_0600(tmp_path: Path) -> None:
 
 
 def test_api_key_from_the_environment_writes_no_file(tmp_path: Path) -> None:
-    settings = Settings.from_env({"MIRAGE_HOME": str(tmp_path), "MIRAGE_API_KEY": "a, b"})
+    settings = ServiceSettings.from_env({"MIRAGE_HOME": str(tmp_path), "MIRAGE_API_KEY": "a, b"})
     assert ensure_api_key(settings) == "a,b"
     assert not settings.api_key_file.exists()
 

@@ -11,9 +11,9 @@ from contextlib import contextmanager
 import uvicorn
 from click.testing import CliRunner, Result
 
-from mirage_pipeline.settings import Settings
 from mirage_query.app import create_app
 from mirage_query.cli import cli
+from mirage_query.settings import ServiceSettings
 
 
 def free_port() -> int:
@@ -23,7 +23,7 @@ def free_port() -> int:
 
 
 @contextmanager
-def live_service(settings: Settings, embedder) -> Iterator[str]:
+def live_service(settings: ServiceSettings, embedder) -> Iterator[str]:
     """Serve `settings` over real HTTP; yields the API URL (…/api/v1)."""
     port = free_port()
     config = uvicorn.Config(

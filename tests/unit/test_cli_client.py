@@ -288,30 +288,37 @@ def test_key_of_the_recorded_local_stack_is_used_from_any_folder(tmp_path, monke
     elsewhere.mkdir(parents=True)
     monkeypatch.chdir(elsewhere)
     assert Api.from_env().key is None  # nothing recorded: no key
-    record_stack(home, "http://127.0.0.1:8080/api/v1")
+    records = tmp_path / "config" / "mirage" / "stacks"  # where the CLI looks
+    record_stack(records, home, "http://127.0.0.1:8080/api/v1")
     assert Api.from_env().key == "from-the-stack"
     monkeypatch.setenv("MIRAGE_API_URL", "https://search.example.com/api/v1")
     assert Api.from_env().key is None  # never sent to another machine
-    forget_stack(home)
-    assert list((tmp_path / "config" / "mirage" / "stacks").iterdir()) == []
+    forget_stack(records, home)
+    assert list(records.iterdir()) == []
 
 
-def test_each_stack_has_its_own_record(tmp_path, monkeypatch):
+def test_each_stack_has_its_own_record(tmp_path):
     from mirage_query.locator import find_stack, forget_stack, record_stack, recorded_stacks
 
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    records = tmp_path / "records"
     one, two = tmp_path / "one", tmp_path / "two"
-    record_stack(one, "http://127.0.0.1:8080/api/v1")
-    record_stack(two, "http://127.0.0.1:8091/api/v1")
-    assert {(s.home, s.port) for s in recorded_stacks()} == {(one, 8080), (two, 8091)}
+    record_stack(records, one, "http://127.0.0.1:8080/api/v1")
+    record_stack(records, two, "http://127.0.0.1:8091/api/v1")
+    assert {(s.home, s.port) for s in recorded_stacks(records)} == {(one, 8080), (two, 8091)}
     # by home, by the URL's port (localhost or 127.0.0.1 alike), or nothing
-    assert find_stack("http://localhost:8080/api/v1", url_given=False, home=two).home == two
-    assert find_stack("http://localhost:8091/api/v1", url_given=True, home=None).home == two
-    assert find_stack("http://localhost:8092/api/v1", url_given=True, home=None) is None
-    assert find_stack("http://localhost:8080/api/v1", url_given=False, home=tmp_path) is None
+    assert (
+        find_stack(records, "http://localhost:8080/api/v1", url_given=False, home=two).home == two
+    )
+    assert (
+        find_stack(records, "http://localhost:8091/api/v1", url_given=True, home=None).home == two
+    )
+    assert find_stack(records, "http://localhost:8092/api/v1", url_given=True, home=None) is None
+    assert (
+        find_stack(records, "http://localhost:8080/api/v1", url_given=False, home=tmp_path) is None
+    )
     # a new stack on a port replaces the stale record of a stack that died there
-    record_stack(tmp_path / "three", "http://127.0.0.1:8080/api/v1")
-    assert {s.home for s in recorded_stacks()} == {tmp_path / "three", two}
-    forget_stack(one)  # no longer its record: nothing to remove
-    forget_stack(two)
-    assert [s.home for s in recorded_stacks()] == [tmp_path / "three"]
+    record_stack(records, tmp_path / "three", "http://127.0.0.1:8080/api/v1")
+    assert {s.home for s in recorded_stacks(records)} == {tmp_path / "three", two}
+    forget_stack(records, one)  # no longer its record: nothing to remove
+    forget_stack(records, two)
+    assert [s.home for s in recorded_stacks(records)] == [tmp_path / "three"]

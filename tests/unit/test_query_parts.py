@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from mirage_pipeline.settings import Settings, SettingsError
+from mirage_pipeline.settings import SettingsError
 from mirage_query.observability import Metrics
 from mirage_query.schemas import DocumentRef, Scores, SearchResult
 from mirage_query.search import clean_query
 from mirage_query.search_api import fuse
+from mirage_query.settings import ServiceSettings
 from mirage_query.uploads import BadName, check_project_name, safe_document_path
 
 
@@ -105,13 +106,13 @@ def test_fuse_ranks_chunks_found_by_several_queries_first():
 
 
 def test_new_settings_from_env():
-    s = Settings.from_env(
+    s = ServiceSettings.from_env(
         {"MIRAGE_DAGSTER_PORT": "3111", "MIRAGE_MAX_UPLOAD_MB": "5", "MIRAGE_RRF_K": "30"}
     )
     assert s.dagster_port == 3111
     assert s.max_upload_bytes == 5 * 1024 * 1024 and s.rrf_k == 30
     with pytest.raises(SettingsError, match="MIRAGE_MAX_UPLOAD_MB"):
-        Settings.from_env({"MIRAGE_MAX_UPLOAD_MB": "0"})
+        ServiceSettings.from_env({"MIRAGE_MAX_UPLOAD_MB": "0"})
 
 
 def test_search_statement_is_composed_once_per_shape():
