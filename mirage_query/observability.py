@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 import time
 import uuid
 from typing import Any
 
+import structlog
 from litestar.enums import ScopeType
 from litestar.middleware import ASGIMiddleware
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
@@ -93,28 +93,37 @@ class ObservabilityMiddleware(ASGIMiddleware):
             )
 
 
-class JsonFormatter(logging.Formatter):
-    """One JSON object per line: time, level, logger, message and any `extra` fields."""
+def _error_key(_: Any, __: str, entry: dict[str, Any]) -> dict[str, Any]:
+    """A traceback goes under `error`."""
+    if "exception" in entry:
+        entry["error"] = entry.pop("exception")
+    return entry
 
-    _STANDARD = set(vars(logging.makeLogRecord({}))) | {"message", "asctime"}
 
-    def format(self, record: logging.LogRecord) -> str:
-        entry: dict[str, Any] = {
-            "time": self.formatTime(record, "%Y-%m-%dT%H:%M:%S"),
-            "level": record.levelname.lower(),
-            "logger": record.name,
-            "message": record.getMessage(),
-        }
-        entry.update({k: v for k, v in vars(record).items() if k not in self._STANDARD})
-        if record.exc_info:
-            entry["error"] = self.formatException(record.exc_info)
-        return json.dumps(entry, ensure_ascii=False, default=str)
+def json_formatter() -> logging.Formatter:
+    """One JSON object per line (structlog): time, level, logger, message, any `extra` fields,
+    and the traceback under `error`."""
+    return structlog.stdlib.ProcessorFormatter(
+        foreign_pre_chain=[
+            structlog.processors.TimeStamper(fmt="%Y-%m-%dT%H:%M:%S", utc=False, key="time"),
+            structlog.stdlib.add_log_level,
+            structlog.stdlib.add_logger_name,
+            structlog.stdlib.ExtraAdder(),
+        ],
+        processors=[
+            structlog.stdlib.ProcessorFormatter.remove_processors_meta,
+            structlog.processors.EventRenamer("message"),
+            structlog.processors.format_exc_info,
+            _error_key,
+            structlog.processors.JSONRenderer(ensure_ascii=False, default=str),
+        ],
+    )
 
 
 def configure_json_logging(level: int = logging.INFO) -> None:
     """The query service's own loggers write JSON lines to stderr."""
     handler = logging.StreamHandler()
-    handler.setFormatter(JsonFormatter())
+    handler.setFormatter(json_formatter())
     for name in ("mirage_query",):
         logger = logging.getLogger(name)
         logger.handlers[:] = [handler]
