@@ -31,18 +31,18 @@ class Budgets:
     chunks: int = 10_000  # MIRAGE_MAX_CHUNKS
 
 
-def _over(what: str, limit: str, setting: str, found: str) -> OverBudget:
-    return OverBudget(f"over the budget of {limit} {what} ({setting}): {found}")
+def _enforce(
+    found: float, limit: int, what: str, setting: str, said: str, mb: bool = False
+) -> None:
+    """OverBudget naming the budget, its setting and what was found, when `found` > `limit`."""
+    if found > limit:
+        shown = f"{limit // MB} MB" if mb else f"{limit:,}"
+        raise OverBudget(f"over the budget of {shown} {what} ({setting}): {said}")
 
 
 def check_file_size(size: int, budgets: Budgets) -> None:
-    if size > budgets.file_bytes:
-        raise _over(
-            "per file",
-            f"{budgets.file_bytes // MB} MB",
-            "MIRAGE_MAX_FILE_MB",
-            f"the file has {size / MB:.0f} MB",
-        )
+    said = f"the file has {size / MB:.0f} MB"
+    _enforce(size, budgets.file_bytes, "per file", "MIRAGE_MAX_FILE_MB", said, mb=True)
 
 
 def check_archive(data: bytes, budgets: Budgets) -> None:
@@ -55,13 +55,10 @@ def check_archive(data: bytes, budgets: Budgets) -> None:
         members = zipfile.ZipFile(io.BytesIO(data)).infolist()
     except (zipfile.BadZipFile, ValueError, OSError):
         return  # the parser says what is wrong with it
-    if len(members) > budgets.zip_members:
-        raise _over(
-            "members per archive",
-            f"{budgets.zip_members:,}",
-            "MIRAGE_MAX_ZIP_MEMBERS",
-            f"the archive holds {len(members):,}",
-        )
+    said = f"the archive holds {len(members):,}"
+    _enforce(
+        len(members), budgets.zip_members, "members per archive", "MIRAGE_MAX_ZIP_MEMBERS", said
+    )
     odd = sorted({m.compress_type for m in members} - _ZIP_METHODS)
     if odd:
         raise ParseError(
@@ -69,13 +66,9 @@ def check_archive(data: bytes, budgets: Budgets) -> None:
             "are allowed in an EPUB)"
         )
     unpacked = sum(m.file_size for m in members)
-    if unpacked > budgets.unzipped_bytes:
-        raise _over(
-            "unpacked per archive",
-            f"{budgets.unzipped_bytes // MB} MB",
-            "MIRAGE_MAX_UNZIPPED_MB",
-            f"its members unpack to {unpacked / MB:,.0f} MB",
-        )
+    said = f"its members unpack to {unpacked / MB:,.0f} MB"
+    limit = budgets.unzipped_bytes
+    _enforce(unpacked, limit, "unpacked per archive", "MIRAGE_MAX_UNZIPPED_MB", said, mb=True)
 
 
 def check_pdf_pages(data: bytes, budgets: Budgets) -> None:
@@ -90,23 +83,13 @@ def check_pdf_pages(data: bytes, budgets: Budgets) -> None:
 
 
 def _check_pages(pages: int, budgets: Budgets) -> None:
-    if pages > budgets.pages:
-        raise _over(
-            "pages per document",
-            f"{budgets.pages:,}",
-            "MIRAGE_MAX_PAGES",
-            f"the document has {pages:,}",
-        )
+    said = f"the document has {pages:,}"
+    _enforce(pages, budgets.pages, "pages per document", "MIRAGE_MAX_PAGES", said)
 
 
 def _check_characters(count: int, budgets: Budgets) -> None:
-    if count > budgets.characters:
-        raise _over(
-            "characters per document",
-            f"{budgets.characters:,}",
-            "MIRAGE_MAX_CHARACTERS",
-            f"the document has {count:,}",
-        )
+    said = f"the document has {count:,}"
+    _enforce(count, budgets.characters, "characters per document", "MIRAGE_MAX_CHARACTERS", said)
 
 
 def check_text_size(data: bytes, budgets: Budgets) -> None:
@@ -123,10 +106,5 @@ def check_parsed(doc: ParsedDocument, budgets: Budgets) -> None:
 
 
 def check_chunks(count: int, budgets: Budgets) -> None:
-    if count > budgets.chunks:
-        raise _over(
-            "chunks per document",
-            f"{budgets.chunks:,}",
-            "MIRAGE_MAX_CHUNKS",
-            f"the document makes {count:,}",
-        )
+    said = f"the document makes {count:,}"
+    _enforce(count, budgets.chunks, "chunks per document", "MIRAGE_MAX_CHUNKS", said)
