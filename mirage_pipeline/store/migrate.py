@@ -17,12 +17,10 @@ from mirage_pipeline.embedders import Embedder, create_embedder
 from mirage_pipeline.store.schema import (
     EmbeddingIndex,
     apply_migrations,
-    bind_embedding_index,
     dimension_mismatch,
+    prepare_database,
     read_embedding_indexes,
 )
-
-log = logging.getLogger(__name__)
 
 
 def probe_dimension(embedder: Embedder, timeout: float) -> tuple[int | None, str | None]:
@@ -62,12 +60,10 @@ def migrate_and_bind(
     """Migrate, then bind the embedder's index; an embedder that does not answer within
     `timeout` leaves the index as recorded (None if none yet), with the reason."""
     dimension, failure = probe_dimension(embedder, timeout)
+    if dimension is not None:
+        return prepare_database(url, embedder.name, dimension), None
     with psycopg.connect(url) as conn:
-        applied = apply_migrations(conn)
-        if applied:
-            log.info("migrations applied: %s", ", ".join(f"{v:04d}" for v in applied))
-        if dimension is not None:
-            return bind_embedding_index(conn, embedder.name, dimension), None
+        apply_migrations(conn)
         return recorded_index(conn, embedder.name, None), failure
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
 from importlib import resources
@@ -31,6 +32,7 @@ class SchemaBehind(RuntimeError):
 MIGRATE_COMMAND = "python -m mirage_pipeline.store.migrate"
 
 
+@functools.cache
 def _migrations() -> list[tuple[int, str, str]]:
     found = []
     for entry in resources.files("mirage_pipeline.store.migrations").iterdir():
