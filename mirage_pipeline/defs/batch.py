@@ -3,19 +3,20 @@
 A run of `index_document` costs seconds before any work (a process that imports Dagster, the
 code location and the embedder), which is most of the time a small note takes. The documents
 sensor therefore launches `index_batch` runs: one step that parses and chunks each of its
-documents, embeds their texts in batches that span documents, and writes each document as
-soon as its vectors are in. Per document, the step reports what the five assets of
-`index_document` would: a materialization of each asset's partition with the same metadata,
-the stage outputs in the same Parquet files (so any stage can still be re-materialized alone),
-and the checks of `chunk_index`. A document that fails ends `error` with its reason and the
-others go on; the run then fails, naming each failed document. A failure of the machine
-(database or embedder unreachable) retries the step; documents already written are kept.
+documents, embeds their texts in batches that span documents, and writes each document's rows
+as their vectors come in, committing the document with its last chunk (batch_writes.py).
+Per document, the step reports what the five assets of `index_document` would: a
+materialization of each asset's partition with the same metadata, the stage outputs in the
+same Parquet files (so any stage can still be re-materialized alone), and the checks of
+`chunk_index`. A document that fails ends `error` with its reason and the others go on; the
+run then fails, naming each failed document. A failure of the machine (database or embedder
+unreachable) retries the step; documents already written are kept.
 """
 
 import hashlib
 import time
 from collections.abc import Iterator, Mapping
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -24,8 +25,10 @@ import dagster as dg
 import numpy as np
 
 from mirage_pipeline.chunking import Chunk
+from mirage_pipeline.defs.batch_writes import BatchWriter, Checks, ChunkCursor
 from mirage_pipeline.defs.document_steps import (
     Embedding,
+    IndexWrite,
     Metadata,
     RawFile,
     chunk_parsed,
@@ -35,7 +38,6 @@ from mirage_pipeline.defs.document_steps import (
     start_raw_file,
     text_hashes,
     vectors_of,
-    write_index,
 )
 from mirage_pipeline.defs.failures import (
     FILE_GONE,
@@ -69,7 +71,9 @@ class _Document:
     chunks: list[Chunk]
     texts: list[str]
     hashes: list[str]
+    cursor: ChunkCursor
     metadata: dict[str, Metadata] = field(default_factory=dict)  # asset → its metadata
+    write: IndexWrite | None = None
 
 
 @dataclass
@@ -110,7 +114,7 @@ def _prepare(
     doc, doc_meta = parse_raw_file(documents, raw)
     chunks, chunk_meta = chunk_parsed(documents, embedder, doc)
     texts, hashes = text_hashes(chunks)
-    item = _Document(key, raw, doc, chunks, texts, hashes)
+    item = _Document(key, raw, doc, chunks, texts, hashes, ChunkCursor(chunks, hashes))
     for asset, value, metadata in (
         ("raw_file", raw, raw_meta),
         ("parsed_document", doc, doc_meta),
@@ -168,17 +172,38 @@ def _pooled_event_log(instance: dg.DagsterInstance) -> None:
         storage.optimize_for_webserver(statement_timeout=0, pool_recycle=3600, max_overflow=4)
 
 
-def _write_and_report(
+def _in_order(hashes: list[str], texts: list[str], order: list[str]) -> list[tuple[str, str]]:
+    by_hash = dict(zip(hashes, texts, strict=True))
+    return [(h, by_hash[h]) for h in order]
+
+
+def _hand_over(
     context: dg.OpExecutionContext,
+    writer: BatchWriter,
     postgres: PostgresResource,
     embedder: Embedder,
+    stages: ParquetIOManager,
     item: _Document,
-    vectors: np.ndarray,
-) -> None:
-    item.metadata["chunk_index"], checks = write_index(
-        postgres, embedder, item.raw, item.doc, item.chunks, vectors
-    )
-    _report(context, item, checks)
+    embedding: Embedding,
+) -> Future | None:
+    """Give the writer the document's chunks whose vectors are all in; once the last one is,
+    write its embeddings' stage file and have the writer commit and report it. Returns the
+    commit's future then."""
+    item.cursor.advance(embedding.known)
+    taken = item.cursor.take(embedding.known, embedder.dimension)
+    if taken:
+        if item.write is None:
+            item.write = IndexWrite(postgres, embedder, item.raw, item.doc, item.chunks)
+        writer.add(item.write, *taken)
+    if not item.cursor.complete:
+        return None
+    _vectors(embedder, stages, item, embedding)
+
+    def report(metadata: Metadata, checks: Checks) -> None:
+        item.metadata["chunk_index"] = metadata
+        _report(context, item, checks)
+
+    return writer.finish(item.write, report)
 
 
 @dg.op(
@@ -202,36 +227,48 @@ def index_documents(context: dg.OpExecutionContext, config: BatchConfig) -> None
         for key in dict.fromkeys(config.documents):
             with _document_failures(context, documents, postgres, key, progress):
                 prepared.append(_prepare(documents, postgres, embedder, stages, key))
-        texts = {h: t for item in prepared for h, t in zip(item.hashes, item.texts, strict=True)}
+        # each chunk, then its windows: a chunk's rows can be written once its own are in
+        texts = {
+            h: text
+            for item in prepared
+            for h, text in _in_order(item.hashes, item.texts, item.cursor.embedding_order())
+        }
         waiting = list(prepared)
-        # Documents are written, and their events reported, by one writer thread while the
-        # embedder goes on with the next batch (both mostly wait: on PostgreSQL, on the
-        # embedder's own threads); failures are handled here, in the step's thread.
-        writes: list[tuple[_Document, Future]] = []
+        committed: list[tuple[_Document, Future]] = []
 
         def harvest(wait: bool) -> None:
-            for item, write in [w for w in writes if wait or w[1].done()]:
-                writes.remove((item, write))
+            for item, done in [c for c in committed if wait or c[1].done()]:
+                committed.remove((item, done))
                 with _document_failures(context, documents, postgres, item.key, progress):
-                    write.result()
+                    done.result()
                     progress.done.append(item.key)
 
-        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="mirage-writer") as writer:
+        writer = BatchWriter(postgres, embedder.name)
+        try:
 
             def write_ready(embedding: Embedding) -> None:
-                for item in [i for i in waiting if all(h in embedding.known for h in i.hashes)]:
-                    waiting.remove(item)
+                for item in list(waiting):
                     with _document_failures(context, documents, postgres, item.key, progress):
-                        vectors = _vectors(embedder, stages, item, embedding)
-                        write = writer.submit(
-                            _write_and_report, context, postgres, embedder, item, vectors
-                        )
-                        writes.append((item, write))
+                        try:
+                            done = _hand_over(
+                                context, writer, postgres, embedder, stages, item, embedding
+                            )
+                        except BaseException as exc:
+                            waiting.remove(item)
+                            if item.write is not None:
+                                writer.abort(item.write, exc)
+                            raise
+                        if done is not None:
+                            waiting.remove(item)
+                            committed.append((item, done))
                 harvest(wait=False)
 
-            embedding = embed_missing(postgres, embedder, texts, on_batch=write_ready)
-            write_ready(embedding)
-            harvest(wait=True)
+            embedding = embed_missing(
+                postgres, embedder, texts, on_batch=write_ready, keep=writer.cache
+            )
+        finally:
+            writer.close()  # waits for what was handed over; rolls back what was left open
+            harvest(wait=True)  # (documents committed before a failure stay `ready`)
     except Exception as exc:
         _give_up_or_retry(context, documents, postgres, config.documents, progress, exc)
         raise

@@ -8,6 +8,7 @@ import hashlib
 import statistics
 import time
 from collections.abc import Callable, Sequence
+from contextlib import ExitStack
 from dataclasses import dataclass
 from typing import Any
 from uuid import UUID
@@ -26,8 +27,9 @@ from mirage_pipeline.parsing import parse_document as parse_bytes
 from mirage_pipeline.parsing.budgets import check_chunks, check_file_size
 from mirage_pipeline.settings import Settings
 from mirage_pipeline.store.cache import cached_embeddings, store_embeddings
-from mirage_pipeline.store.documents import replace_chunks, start_document
+from mirage_pipeline.store.documents import start_document
 from mirage_pipeline.store.embedder_turns import embedder_turn
+from mirage_pipeline.store.swap import DocumentSwap
 
 Metadata = dict[str, Any]
 
@@ -167,11 +169,14 @@ def embed_missing(
     texts: dict[str, str],
     *,
     on_batch: Callable[[Embedding], None] | None = None,
+    keep: Callable[[list[str], np.ndarray], None] | None = None,
 ) -> Embedding:
     """Vectors for `texts` (hash → text): cached ones first, then the rest embedded one batch
     per turn at the shared embedder, each batch cached as it comes (a retried run resumes where
     it stopped). `on_batch(embedding)` is called once the cache has answered, then after each
-    batch (batched runs write each document as soon as its vectors are in)."""
+    batch (batched runs write each document's rows as their vectors come in). `keep(hashes,
+    vectors)` caches a batch instead of the default (at once, on the embedding connection): a
+    batched run hands it to its writer thread, so the embedder never waits for the cache."""
     settings = Settings.from_env()  # the batch per turn and the turns at once
     with postgres.store_connection() as conn:
         conn.autocommit = True
@@ -185,7 +190,10 @@ def embed_missing(
                 started = time.perf_counter()
                 fresh = embedder.embed_passages([texts[h] for h in batch])
                 result.seconds += time.perf_counter() - started
-            store_embeddings(conn, embedder.name, batch, fresh)
+            if keep is None:
+                store_embeddings(conn, embedder.name, batch, fresh)
+            else:
+                keep(batch, fresh)
             result.known.update(zip(batch, fresh, strict=True))
             result.embedded += len(batch)
             result.turns += 1
@@ -216,6 +224,88 @@ def embedding_metadata(
     }
 
 
+class IndexWrite:
+    """One document's swap into the index (store/swap.py), begun before all of its vectors are
+    in: `add` the chunks whose vectors arrived (their rows are written at once, while the
+    embedder goes on), then `finish` (checks, commit) or `abort` (roll back). The connection is
+    opened on the first `add`; everything happens on the caller's thread."""
+
+    def __init__(
+        self,
+        postgres: PostgresResource,
+        embedder: Embedder,
+        raw: RawFile,
+        doc: ParsedDocument,
+        chunks: list[Chunk],
+    ) -> None:
+        self._postgres, self._embedder, self._raw = postgres, embedder, raw
+        self._doc, self._chunks = doc, chunks
+        self._stack = ExitStack()
+        self._swap: DocumentSwap | None = None
+        self.index = postgres.index_for(embedder)
+        self.seconds = 0.0
+        self.copies = 0  # pieces the new rows went in as (vectors arrive batch by batch)
+
+    def add(
+        self, which: Sequence[int], embeddings: np.ndarray, part_embeddings: np.ndarray
+    ) -> None:
+        started = time.perf_counter()
+        if self._swap is None:
+            conn = self._stack.enter_context(self._postgres.store_connection())
+            self._swap = self._stack.enter_context(
+                DocumentSwap(
+                    conn,
+                    index=self.index,
+                    document_id=self._raw.document_id,
+                    project_id=self._raw.project_id,
+                    chunks=self._chunks,
+                    metadata=_document_metadata(self._doc),
+                    checked_window=self._embedder.max_tokens,  # a failed check rolls back
+                )
+            )
+        if self._swap.add(which, embeddings, part_embeddings):
+            self.copies += 1
+        self.seconds += time.perf_counter() - started
+
+    def finish(self) -> tuple[Metadata, dict[str, tuple[bool, Metadata]]]:
+        """Commit (`ChecksFailed`: rolled back instead); the metadata and the checks' results."""
+        started = time.perf_counter()
+        if self._swap is None:  # a document without chunks
+            self.add([], np.empty((0, self.index.dimension), np.float32), np.empty((0, 0)))
+        swap = self._swap
+        self._stack.close()
+        self.seconds += time.perf_counter() - started
+        written = swap.result
+        index = self.index
+        return {
+            "chunks": written.total,
+            "rows_kept": written.kept,
+            "rows_moved": written.moved,
+            "rows_inserted": written.inserted,
+            "rows_deleted": written.deleted,
+            "copies": self.copies,
+            "document_id": str(self._raw.document_id),
+            "model": index.model,
+            "dimension": index.dimension,
+            "index_id": index.id,
+            "seconds": round(self.seconds, 3),
+        }, written.checks
+
+    def abort(self, exc: BaseException | None = None) -> None:
+        """Roll back what was written (nothing is left open)."""
+        error = exc or RuntimeError("the write was abandoned")
+        self._stack.__exit__(type(error), error, error.__traceback__)
+
+
+def _document_metadata(doc: ParsedDocument) -> Metadata:
+    metadata: Metadata = {"title": doc.title, "format": doc.format, **doc.metadata}
+    if doc.pages:
+        metadata["pages"] = doc.pages
+    if doc.skipped:
+        metadata["skipped"] = doc.skipped
+    return metadata
+
+
 def write_index(
     postgres: PostgresResource,
     embedder: Embedder,
@@ -227,36 +317,11 @@ def write_index(
     """Swap the document's chunks and vectors in, in one transaction that commits only if the
     checks of the table the query service reads pass (`ChecksFailed` otherwise: the previous
     rows stay); returns the metadata and the checks' results."""
-    started = time.perf_counter()
-    index = postgres.index_for(embedder)
-    metadata: Metadata = {"title": doc.title, "format": doc.format, **doc.metadata}
-    if doc.pages:
-        metadata["pages"] = doc.pages
-    if doc.skipped:
-        metadata["skipped"] = doc.skipped
-    window = embedder.max_tokens
-    with postgres.store_connection() as conn:
-        chunk_vectors, part_vectors = split_vectors(chunks, vectors)
-        written = replace_chunks(
-            conn,
-            index=index,
-            document_id=raw.document_id,
-            project_id=raw.project_id,
-            chunks=chunks,
-            embeddings=chunk_vectors,
-            part_embeddings=part_vectors,
-            metadata=metadata,
-            checked_window=window,  # a failed check rolls the write back
-        )
-    return {
-        "chunks": written.total,
-        "rows_kept": written.kept,
-        "rows_moved": written.moved,
-        "rows_inserted": written.inserted,
-        "rows_deleted": written.deleted,
-        "document_id": str(raw.document_id),
-        "model": index.model,
-        "dimension": index.dimension,
-        "index_id": index.id,
-        "seconds": round(time.perf_counter() - started, 3),
-    }, written.checks
+    write = IndexWrite(postgres, embedder, raw, doc, chunks)
+    chunk_vectors, part_vectors = split_vectors(chunks, vectors)
+    try:
+        write.add(range(len(chunks)), chunk_vectors, part_vectors)
+    except BaseException as exc:
+        write.abort(exc)
+        raise
+    return write.finish()

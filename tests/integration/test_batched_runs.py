@@ -136,3 +136,54 @@ def _batch_job():
     from mirage_pipeline.definitions import defs
 
     return defs.resolve_job_def("index_batch")
+
+
+def test_a_long_document_goes_in_as_its_vectors_arrive_and_a_failure_midway_loses_nothing(
+    database_url, tmp_path, monkeypatch
+):
+    """The rows of a document that takes many embedding turns are written piece by piece;
+    when the embedder fails halfway, what was written is rolled back (the previous version
+    stays searchable), the step is retried, and the document ends `ready` and whole."""
+    monkeypatch.setenv("MIRAGE_EMBED_BATCH", "4")
+    note = tmp_path / "documents" / "vault" / "long.md"
+    note.parent.mkdir(parents=True)
+    with running_fake_ollama(FakeOllama(models={"mxbai-embed-large": 1024})) as fake:
+        mirage = indexing_resources(
+            documents_dir=str(tmp_path / "documents"),
+            database_url=database_url,
+            embedder="ollama:mxbai-embed-large",
+            ollama_host=fake.url,
+        )
+        instance = dg.DagsterInstance.ephemeral()
+        note.write_text("# Old\n\nThe old version about beekeeping.\n")
+        age(note.parent)
+        tick = run_sensor(instance, mirage, None)
+        assert run_batch(instance, mirage, tick.run_requests[0], tmp_path / "s")[0].success
+
+        sections = [
+            f"## Chapter {i}\n\n"
+            + " ".join(f"Hive {i} sentence {k} tells how the colony {i} works." for k in range(9))
+            for i in range(40)
+        ]
+        note.write_text("# New\n\n" + "\n\n".join(sections) + "\n")
+        age(note.parent)
+        fake.fail_after, fake.fail_next = len(fake.requests) + 20, 1  # a turn halfway fails
+        tick = run_sensor(instance, mirage, tick.cursor)
+        result, outcome = run_batch(instance, mirage, tick.run_requests[0], tmp_path / "s")
+
+    assert result.success and outcome == {"vault/long.md": True}
+    retried = instance.all_logs(result.run_id, of_type=dg.DagsterEventType.STEP_UP_FOR_RETRY)
+    assert len(retried) == 1
+    record = instance.fetch_materializations(
+        dg.AssetRecordsFilter(asset_key=dg.AssetKey("chunk_index")), limit=1
+    ).records[0]
+    metadata = record.asset_materialization.metadata
+    assert metadata["chunks"].value >= 30 and metadata["copies"].value >= 2
+    with psycopg.connect(database_url) as conn:
+        contents = [r[0] for r in conn.execute("SELECT content FROM chunks ORDER BY position")]
+        (windows,) = conn.execute("SELECT count(*) FROM chunk_parts").fetchone()
+    assert statuses(database_url) == {"long.md": ("ready", None, len(contents))}
+    assert len(contents) == metadata["chunks"].value
+    assert not any("old version" in c for c in contents)
+    assert all(f"colony {i} works" in "\n".join(contents) for i in range(40))
+    assert windows > len(contents)  # the chunks' sentence windows came along

@@ -16,7 +16,9 @@ from mirage_pipeline.store import (
     read_embedding_indexes,
 )
 from mirage_pipeline.store.checks import ChecksFailed
-from mirage_pipeline.store.documents import connect, replace_chunks, start_document
+from mirage_pipeline.store.documents import connect, start_document
+from mirage_pipeline.store.swap import DocumentSwap, replace_chunks
+from mirage_pipeline.store.vector_forms import stored_vectors
 
 pytestmark = pytest.mark.integration
 
@@ -358,3 +360,71 @@ def test_a_write_that_fails_a_check_is_rolled_back_and_the_old_rows_stay(databas
         contents = [r[0] for r in conn.execute("SELECT content FROM chunks ORDER BY position")]
         title = conn.execute("SELECT metadata->>'title' FROM documents").fetchone()[0]
     assert contents == ["good 0", "good 1", "good 2"] and title == "Good"
+
+
+def test_a_swap_written_piece_by_piece_is_seen_whole_or_not_at_all(database_url: str) -> None:
+    """Rows copied in as vectors arrive stay invisible to search until the swap commits; an
+    abandoned swap, or one missing vectors, leaves the previous rows as they were."""
+    index = prepare_database(database_url, "local:multilingual-e5-small", 384)
+    new = _with_parts(["kept", "b", "c", "d", "e"], 2)
+    embeddings, windows = vectors(5, 384), vectors(10, 384, seed=1)
+
+    def swap(conn) -> DocumentSwap:
+        return DocumentSwap(
+            conn,
+            index=index,
+            document_id=document_id,
+            project_id=project_id,
+            chunks=new,
+            metadata={"title": "New"},
+            checked_window=512,
+        )
+
+    def seen() -> dict[str, int]:  # what another session (the query service) reads
+        with connect(database_url) as reader:
+            return dict(
+                reader.execute(
+                    "SELECT c.content, count(p.part) FROM chunks c"
+                    " LEFT JOIN chunk_parts p ON p.chunk_id = c.id GROUP BY c.content"
+                ).fetchall()
+            )
+
+    with connect(database_url) as conn:
+        project_id, document_id = new_document(conn)
+        old = _with_parts(["kept", "old"], 2)
+        replace_chunks(
+            conn,
+            index=index,
+            document_id=document_id,
+            project_id=project_id,
+            chunks=old,
+            embeddings=vectors(2, 384, seed=2),
+            part_embeddings=vectors(4, 384, seed=3),
+            metadata={"title": "Old"},
+        )
+        before = seen()
+        assert before == {"kept": 2, "old": 2}
+
+        with pytest.raises(RuntimeError, match="embedder went away"), swap(conn) as pieces:
+            pieces.add([1, 2], embeddings[1:3], windows[2:6])
+            raise RuntimeError("the embedder went away")
+        assert seen() == before
+        with pytest.raises(ValueError, match="3 of 5 chunks got no vectors"), swap(conn) as pieces:
+            pieces.add([0, 4], embeddings[[0, 4]], windows[[0, 1, 8, 9]])
+        assert seen() == before
+
+        with swap(conn) as pieces:
+            assert pieces.add([0, 1], embeddings[:2], windows[:4]) == 1  # "kept" stays
+            assert pieces.add([2, 3], embeddings[2:4], windows[4:8]) == 2
+            assert seen() == before  # written, not yet visible
+            pieces.add([4], embeddings[4:], windows[8:])
+        assert seen() == {"kept": 2, "b": 2, "c": 2, "d": 2, "e": 2}
+        assert pieces.result is not None
+        assert (pieces.result.kept, pieces.result.inserted, pieces.result.deleted) == (1, 4, 1)
+        assert all(passed for passed, _ in pieces.result.checks.values())
+        stored = conn.execute(
+            "SELECT p.embedding FROM chunk_parts p JOIN chunks c ON c.id = p.chunk_id"
+            " WHERE c.content = 'd' ORDER BY p.part"
+        ).fetchall()
+    expected = stored_vectors(index, windows[6:8], ["en", "en"])
+    assert np.allclose([r[0].to_numpy() for r in stored], expected, atol=2e-3)

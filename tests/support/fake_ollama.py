@@ -25,6 +25,7 @@ class FakeOllama:
     max_chars: int = 4000  # stands in for the model's context length
     requests: list[dict] = field(default_factory=list)
     fail_next: int = 0
+    fail_after: int = 0  # requests answered before `fail_next` start failing
     fail_status: int = 503
     hang_seconds: float = 0.0
     url: str = ""
@@ -38,7 +39,7 @@ class FakeOllama:
         self.requests.append(body)
         if self.hang_seconds:
             self.stopping.wait(self.hang_seconds)
-        if self.fail_next > 0:
+        if self.fail_next > 0 and len(self.requests) > self.fail_after:
             self.fail_next -= 1
             return self.fail_status, {"error": "server busy, try again"}
         model = str(body.get("model", "")).split(":")[0]
