@@ -5,7 +5,9 @@ binds the model's index before it starts (`mirage_pipeline.store.migrate`). At s
 service checks the schema (a database behind this miRAGe is refused, with the fix named) and
 reads the index recorded for its model; until there is one (nothing indexed yet, or the
 embedder was down when the stack started) it looks again, at most every second (every 5 s
-while the embedder does not answer).
+while the embedder does not answer). Once found, the record is read again every
+REFRESH_SECONDS: a migration that converts the index's vectors to another form (while the
+service runs, in a cluster) changes how queries must be transformed.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from mirage_pipeline.store.schema import check_schema
 log = logging.getLogger("mirage_query")
 RETRY_SECONDS = 1.0
 EMBEDDER_RETRY_SECONDS = 5.0  # while the embedder does not answer (each try may wait for it)
+REFRESH_SECONDS = 30.0  # a found index's record is read again this often
 
 
 def find_index(
@@ -39,7 +42,8 @@ def find_index(
 
 class IndexHolder:
     """The index; while the model has none yet, one request at a time looks for it again, at
-    most every RETRY_SECONDS, and the others go on without waiting."""
+    most every RETRY_SECONDS, and the others go on without waiting. A found index's record is
+    read again every REFRESH_SECONDS the same way (a failed read keeps the index as it was)."""
 
     def __init__(
         self,
@@ -54,22 +58,39 @@ class IndexHolder:
         self._timeout = timeout
         self.index = index
         self.failure = failure  # why the embedder did not answer at the last try
-        self._next_try = self._after(failure)
+        self._next_try = self._after(index, failure)
         self._lock = anyio.Lock()
 
     @staticmethod
-    def _after(failure: str | None) -> float:
+    def _after(index: EmbeddingIndex | None, failure: str | None) -> float:
+        if index is not None:
+            return time.monotonic() + REFRESH_SECONDS
         return time.monotonic() + (RETRY_SECONDS if failure is None else EMBEDDER_RETRY_SECONDS)
 
     async def current(self) -> EmbeddingIndex | None:
-        if self.index is not None or time.monotonic() < self._next_try or self._lock.locked():
+        if time.monotonic() < self._next_try or self._lock.locked():
             return self.index
         async with self._lock:
-            index, failure = await anyio.to_thread.run_sync(
-                lambda: find_index(self._url, self._embedder, timeout=self._timeout)
-            )
-            self._next_try = self._after(failure)
-            self.index, self.failure = index, failure
-            if index is not None:
-                log.info("index found: %s (%d-d)", index.model, index.dimension)
+            if self.index is None:
+                index, failure = await anyio.to_thread.run_sync(
+                    lambda: find_index(self._url, self._embedder, timeout=self._timeout)
+                )
+                if index is not None:
+                    log.info("index found: %s (%d-d)", index.model, index.dimension)
+                self.index, self.failure = index, failure
+            else:
+                self.index = await anyio.to_thread.run_sync(self._reread, self.index)
+            self._next_try = self._after(self.index, self.failure)
         return self.index
+
+    def _reread(self, index: EmbeddingIndex) -> EmbeddingIndex:
+        try:
+            with psycopg.connect(self._url, connect_timeout=5) as conn:
+                recorded = recorded_index(conn, index.model, index.dimension)
+        except (psycopg.Error, OSError) as exc:
+            log.warning("the index record could not be read again: %s", exc)
+            return index
+        if recorded is None or recorded == index:
+            return index
+        log.info("index record changed: %s → %s", index, recorded)
+        return recorded

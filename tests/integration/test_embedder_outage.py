@@ -168,3 +168,29 @@ def test_mirage_up_prepares_the_index_without_an_embedder(database_url: str) -> 
     ).with_overrides(query_embed_timeout=2.0)
     warning = _prepare_index(settings, database_url)
     assert warning and "does not answer" in warning and "text search works" in warning
+
+
+async def test_the_service_sees_a_change_of_its_index_record_without_a_restart(
+    database_url, monkeypatch
+):
+    """A migration that converts the index's vectors to another form while the service runs
+    (a cluster's rolling upgrade) changes how queries are transformed: the service reads the
+    record again, and keeps what it has when the database does not answer."""
+    import dataclasses
+
+    import psycopg
+
+    from mirage_pipeline.embedders import create_embedder
+    from mirage_pipeline.store import prepare_database
+    from mirage_query.index_binding import IndexHolder
+
+    monkeypatch.setattr("mirage_query.index_binding.REFRESH_SECONDS", 0.0)
+    embedder = create_embedder("local:multilingual-e5-small")
+    index = prepare_database(database_url, embedder.name, embedder.dimension)
+    holder = IndexHolder(database_url, embedder, 1.0, index, None)
+    assert await holder.current() == index
+    with psycopg.connect(database_url) as conn:
+        conn.execute("UPDATE embedding_indexes SET vector_form = NULL WHERE id = %s", (index.id,))
+    assert await holder.current() == dataclasses.replace(index, vector_form=None)
+    gone = IndexHolder("postgresql://127.0.0.1:1/none", embedder, 1.0, index, None)
+    assert await gone.current() == index
