@@ -10,6 +10,7 @@ with the bundled embedder it fills the moments the embedder's threads wait.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import ExitStack
@@ -27,6 +28,7 @@ from mirage_pipeline.store.cache import store_embeddings
 MIN_CHUNKS_PER_COPY = 16
 
 Checks = dict[str, tuple[bool, Metadata]]
+log = logging.getLogger(__name__)
 
 
 class ChunkCursor:
@@ -106,10 +108,16 @@ class BatchWriter:
             self._connections.close()
 
     def _store(self, hashes: list[str], vectors: np.ndarray) -> None:
-        if self._cache is None:
-            self._cache = self._connections.enter_context(self._postgres.store_connection())
-            self._cache.autocommit = True
-        store_embeddings(self._cache, self._model, hashes, vectors)
+        """Cache a batch; a failure costs only a re-embedding if the run is retried."""
+        try:
+            if self._cache is None:
+                self._cache = self._connections.enter_context(self._postgres.store_connection())
+                self._cache.autocommit = True
+            store_embeddings(self._cache, self._model, hashes, vectors)
+        except (psycopg.Error, OSError) as exc:
+            log.warning("%d embedding(s) not cached: %s", len(hashes), exc)
+            if self._cache is not None and self._cache.broken:
+                self._cache = None  # the next batch opens another connection
 
     def _add(
         self, write: IndexWrite, which: range, embeddings: np.ndarray, windows: np.ndarray
