@@ -11,7 +11,7 @@ from uuid import UUID
 import numpy as np
 from psycopg import AsyncConnection, sql
 
-from mirage_pipeline.language import detect_language
+from mirage_pipeline.language import detect_language, identify_language
 from mirage_pipeline.morphology import query_lemmas
 from mirage_pipeline.store.schema import EmbeddingIndex
 from mirage_query.schemas import DocumentRef, Filters, Scores, SearchResult
@@ -191,6 +191,8 @@ def search_statement(
         "wv": 1.0 - plan.text_weight if plan.fusion == "score" else 1.0,
         "wt": plan.text_weight,
         "full_coverage": FULL_COVERAGE,
+        # None when the words do not tell (a command, a name): no document is then out of reach
+        "language": identify_language(text),
         "exact_boost": EXACT_BOOST,
         "threshold": plan.threshold,
         "headline": HEADLINE_OPTIONS,

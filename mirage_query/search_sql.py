@@ -16,8 +16,11 @@
   candidates, the text leg's scores scaled by their maximum and by the share of the query's
   term weight the chunk holds (its coverage: see FULL_COVERAGE in search.py), combined with
   weights — so a confident hit of one leg is not buried by passages both legs found at
-  middling ranks, and a chunk matching a word or two of the query weighs little; or
-  Reciprocal Rank Fusion (`Σ weight / (k + rank)`), the plain recipe, on request.
+  middling ranks, and a chunk matching a word or two of the query weighs little. Where the
+  full-text leg is blind — a chunk of a document holding no text in the query's language (a
+  Russian question about an English book) — it abstains: its share is the vector leg's scaled
+  score, or its own if higher, not a zero. Or Reciprocal Rank Fusion (`Σ weight / (k +
+  rank)`), the plain recipe, on request.
 
 Index ids and dimensions are literals, not parameters: the planner must see `index_id = <id>`
 and `embedding::vector(<d>)` to use that model's partial HNSW indexes.
@@ -48,16 +51,17 @@ vec_parts AS (
     LIMIT %(part_candidates)s
 ),
 vec_scored AS (
-    SELECT c.id, 1 - (c.embedding::{vtype} <=> %(q)s::{vtype}) AS chunk_similarity,
+    SELECT c.id, c.document_id, 1 - (c.embedding::{vtype} <=> %(q)s::{vtype}) AS chunk_similarity,
            (SELECT max(1 - (p.embedding::{htype} <=> %(q)s::{htype}))
             FROM chunk_parts p WHERE p.chunk_id = c.id) AS part_similarity
     FROM chunks c
     WHERE c.id IN (SELECT id FROM vec_chunks UNION SELECT id FROM vec_parts)
 ),
 vec AS (
-    SELECT id, similarity, row_number() OVER (ORDER BY similarity DESC, id) AS rank FROM (
-        SELECT id, (chunk_similarity + coalesce(part_similarity, chunk_similarity)) / 2
-               AS similarity
+    SELECT id, document_id, similarity, row_number() OVER (ORDER BY similarity DESC, id) AS rank
+    FROM (
+        SELECT id, document_id,
+               (chunk_similarity + coalesce(part_similarity, chunk_similarity)) / 2 AS similarity
         FROM vec_scored
     ) s
     ORDER BY similarity DESC, id
@@ -136,15 +140,29 @@ _STRICT_PICK = sql.SQL(
 
 _FUSED = {
     ("hybrid", "score"): sql.SQL("""
+vec_scaled AS (
+    SELECT v.id, v.similarity, v.rank,
+           coalesce((v.similarity - s.low) / nullif(s.high - s.low, 0), 0) AS scaled,
+           %(language)s::text IS NOT NULL AND NOT EXISTS (
+               SELECT 1 FROM chunks l
+               WHERE l.document_id = v.document_id
+                 AND mirage_text_config(l.lang) = mirage_text_config(%(language)s::text)
+           ) AS text_blind
+    FROM vec v
+    CROSS JOIN (SELECT min(similarity) AS low, max(similarity) AS high FROM vec) s
+),
+txt_scaled AS (
+    SELECT t.id, t.rank, t.score,
+           t.score / nullif(s.high, 0) * sqrt(least(1, t.coverage / %(full_coverage)s)) AS scaled
+    FROM txt t CROSS JOIN (SELECT max(score) AS high FROM txt) s
+),
 fused AS (
     SELECT coalesce(v.id, t.id) AS id, v.similarity, v.rank AS vector_rank, t.rank AS text_rank,
            t.score AS text_score,
-           %(wv)s * coalesce((v.similarity - vs.low) / nullif(vs.high - vs.low, 0), 0)
-         + %(wt)s * coalesce(t.score / nullif(ts.high, 0)
-                             * sqrt(least(1, t.coverage / %(full_coverage)s)), 0) AS fused
-    FROM vec v FULL JOIN txt t ON t.id = v.id
-    CROSS JOIN (SELECT min(similarity) AS low, max(similarity) AS high FROM vec) vs
-    CROSS JOIN (SELECT max(score) AS high FROM txt) ts
+           %(wv)s * coalesce(v.scaled, 0)
+         + %(wt)s * coalesce(CASE WHEN v.text_blind THEN greatest(v.scaled, t.scaled)
+                                  ELSE t.scaled END, 0) AS fused
+    FROM vec_scaled v FULL JOIN txt_scaled t ON t.id = v.id
 )"""),
     ("hybrid", "rrf"): sql.SQL("""
 fused AS (

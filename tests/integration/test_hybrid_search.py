@@ -150,13 +150,13 @@ async def test_what_matches_the_syntax_as_written_ranks_first_and_the_rest_stays
 
 
 async def test_hybrid_fuses_the_legs_scores(seeded):
-    """Score-aware fusion: each leg's score scaled to its best candidate, weighted 0.5/0.5."""
+    """Score-aware fusion: each leg's score scaled to its best candidate, weighted 0.6/0.4."""
     client, _ = seeded
     hits = await search(client, {"query": f"proxy keepalive {CODE}", "limit": 5})
     top = hits[0]
     assert CODE in top["content"]
     s = top["scores"]
-    assert s["vector_rank"] == 1 and s["text_rank"] == 1  # the best of both legs: 0.5 + 0.5
+    assert s["vector_rank"] == 1 and s["text_rank"] == 1  # the best of both legs: 0.6 + 0.4
     assert top["score"] == pytest.approx(1.0)
     assert all(0 <= h["score"] <= 1 for h in hits)
     assert [h["score"] for h in hits] == sorted((h["score"] for h in hits), reverse=True)
@@ -183,6 +183,45 @@ async def test_a_text_match_of_few_query_words_counts_for_less(seeded):
     assert errors["scores"]["text_rank"] == 1 and tomatoes["scores"]["text_rank"] == 2
     assert text_share(errors) == pytest.approx(1.0)
     assert 0.2 < text_share(tomatoes) < 0.8
+
+
+async def test_the_text_leg_abstains_on_documents_without_the_questions_language(seeded):
+    """A Russian question about an English book: the full-text leg cannot match that book, so
+    its chunks are fused on their similarity alone instead of counting a text miss as a zero,
+    and a Russian passage matching a word or two of the question no longer outranks them; a
+    document holding the question's language is fused from both legs as before."""
+    client, ids = seeded
+    hits = await search(client, {"query": "Сколько часов в сутки помидорам нужно солнца?"})
+    assert len(hits) == 9  # every chunk of the project is a vector candidate
+    sims = [h["scores"]["vector"] for h in hits]
+
+    def scaled(hit: dict) -> float:
+        return (hit["scores"]["vector"] - min(sims)) / (max(sims) - min(sims))
+
+    english = [h for h in hits if h["document"]["id"] != str(ids["space"])]
+    russian = [h for h in hits if h["document"]["id"] == str(ids["space"])]
+    assert len(english) == 6 and all(h["scores"]["text_rank"] is None for h in english)
+    for hit in english:
+        assert hit["score"] == pytest.approx(scaled(hit), abs=1e-6)
+    unmatched = [h for h in russian if h["scores"]["text_rank"] is None]
+    assert unmatched and any(h["scores"]["text_rank"] for h in russian)
+    for hit in unmatched:
+        assert hit["score"] == pytest.approx(0.6 * scaled(hit), abs=1e-6)
+    assert hits[0]["content"].startswith("Tomatoes")
+
+
+async def test_a_question_whose_language_is_unknown_puts_no_document_out_of_reach(seeded):
+    """Words that do not tell a language (a name, an error code) are no reason to think the
+    text leg blind anywhere: a Russian passage it does not match gets nothing from it."""
+    client, ids = seeded
+    hits = await search(client, {"query": f"Mars {CODE}"})
+    assert CODE in hits[0]["content"]
+    sims = [h["scores"]["vector"] for h in hits]
+    russian = [h for h in hits if h["document"]["id"] == str(ids["space"])]
+    assert russian and all(h["scores"]["text_rank"] is None for h in russian)
+    for hit in russian:
+        scaled = (hit["scores"]["vector"] - min(sims)) / (max(sims) - min(sims))
+        assert hit["score"] == pytest.approx(0.6 * scaled, abs=1e-6)
 
 
 async def test_rrf_fusion_on_request(seeded, database_url, local_embedder, tmp_path):
