@@ -55,22 +55,49 @@ def write_parts(
     if not rewrite:  # an unchanged re-index: no vector to convert, nothing to copy
         return 0
     conn.execute("DELETE FROM chunk_parts WHERE chunk_id = ANY(%s)", (list(rewrite.values()),))
-    languages = [c.lang for c in chunks for _ in c.parts]
-    part_embeddings = stored_vectors(index, part_embeddings, languages)
-    whole = stored_vectors(index, embeddings, [c.lang for c in chunks])
-    written = 0
+    chosen = [i for i, c in enumerate(chunks) if c.position in rewrite]
+    windows = [part_embeddings[offsets[i] : offsets[i + 1]] for i in chosen]
+    return copy_windows(
+        conn,
+        index=index,
+        project_id=project_id,
+        row_ids=[rewrite[chunks[i].position] for i in chosen],
+        chunks=[chunks[i] for i in chosen],
+        embeddings=embeddings[chosen],
+        part_embeddings=np.vstack(windows) if windows else part_embeddings[:0],
+    )
+
+
+def copy_windows(
+    conn: psycopg.Connection,
+    *,
+    index: EmbeddingIndex,
+    project_id: uuid.UUID,
+    row_ids: Sequence[int],
+    chunks: Sequence[Chunk],
+    embeddings: np.ndarray,
+    part_embeddings: np.ndarray | None,
+) -> int:
+    """COPY the window rows of the chunk rows `row_ids` (one per chunk of `chunks`, whose
+    vectors are `embeddings`; `part_embeddings` their windows' in the same order, or None:
+    each chunk is its own one window, as is a chunk too short for windows). Returns how many."""
+    vectors, owners, languages = [], [], []
+    offset = 0
+    for row_id, chunk, whole in zip(row_ids, chunks, embeddings, strict=True):
+        count = len(chunk.parts) if part_embeddings is not None else 0
+        own = part_embeddings[offset : offset + count] if count else whole[None, :]
+        offset += count
+        vectors.append(own)
+        owners.extend((row_id, part) for part in range(len(own)))
+        languages.extend([chunk.lang] * len(own))
+    if not owners:
+        return 0
+    stored = stored_vectors(index, np.vstack(vectors), languages)
     with conn.cursor().copy(
         "COPY chunk_parts (chunk_id, part, index_id, project_id, embedding)"
         " FROM STDIN WITH (FORMAT BINARY)"
     ) as copy:
         copy.set_types(["int8", "int2", "int2", "uuid", "halfvec"])
-        for i, chunk in enumerate(chunks):
-            row_id = rewrite.get(chunk.position)
-            if row_id is None:
-                continue
-            own = part_embeddings[offsets[i] : offsets[i + 1]]
-            vectors = own if chunk.parts else whole[i : i + 1]
-            for part, vector in enumerate(vectors):
-                copy.write_row((row_id, part, index.id, project_id, HalfVector(vector)))
-                written += 1
-    return written
+        for (row_id, part), vector in zip(owners, stored, strict=True):
+            copy.write_row((row_id, part, index.id, project_id, HalfVector(vector)))
+    return len(owners)

@@ -19,12 +19,11 @@ from typing import Any
 
 import numpy as np
 import psycopg
-from pgvector import HalfVector
 from psycopg.types.json import Jsonb
 
 from mirage_pipeline.chunking import Chunk
 from mirage_pipeline.store.checks import ChecksFailed, document_checks
-from mirage_pipeline.store.parts import write_parts
+from mirage_pipeline.store.parts import copy_windows, write_parts
 from mirage_pipeline.store.schema import EmbeddingIndex
 from mirage_pipeline.store.vector_forms import stored_vectors
 
@@ -198,9 +197,19 @@ class DocumentSwap:
         if not fresh:
             return 0
         new = [which[k] for k in fresh]
-        ids = self._copy_chunks(new, embeddings[fresh])
-        parts = [part_embeddings[offsets[k] : offsets[k + 1]] if windows else None for k in fresh]
-        self._copy_windows(new, ids, embeddings[fresh], parts)
+        copy_windows(
+            self._conn,
+            index=self._index,
+            project_id=self._project_id,
+            row_ids=self._copy_chunks(new, embeddings[fresh]),
+            chunks=[self._chunks[i] for i in new],
+            embeddings=embeddings[fresh],
+            part_embeddings=(
+                np.vstack([part_embeddings[offsets[k] : offsets[k + 1]] for k in fresh])
+                if windows
+                else None
+            ),
+        )
         return len(new)
 
     def _copy_chunks(self, new: list[int], embeddings: np.ndarray) -> list[int]:
@@ -236,30 +245,6 @@ class DocumentSwap:
             ).fetchall()
         )
         return [by_position[c.position] for c in chunks]
-
-    def _copy_windows(
-        self,
-        new: list[int],
-        ids: list[int],
-        embeddings: np.ndarray,
-        parts: list[np.ndarray | None],
-    ) -> None:
-        """Copy the window rows of new chunks (a chunk without windows is its own one)."""
-        vectors, owners, languages = [], [], []
-        for i, row_id, whole, own in zip(new, ids, embeddings, parts, strict=True):
-            chunk = self._chunks[i]
-            rows = own if own is not None and chunk.parts else whole[None, :]
-            vectors.append(rows)
-            owners.extend((row_id, part) for part in range(len(rows)))
-            languages.extend([chunk.lang] * len(rows))
-        stored = stored_vectors(self._index, np.vstack(vectors), languages)
-        with self._conn.cursor().copy(
-            "COPY chunk_parts (chunk_id, part, index_id, project_id, embedding)"
-            " FROM STDIN WITH (FORMAT BINARY)"
-        ) as copy:
-            copy.set_types(["int8", "int2", "int2", "uuid", "halfvec"])
-            for (row_id, part), vector in zip(owners, stored, strict=True):
-                copy.write_row((row_id, part, self._index.id, self._project_id, HalfVector(vector)))
 
     def _finish(self) -> None:
         if self.waiting:
