@@ -191,7 +191,7 @@ def _hand_over(
     commit's future then."""
     item.cursor.advance(embedding.known)
     taken = item.cursor.take(embedding.known, embedder.dimension)
-    if taken:
+    if taken is not None:
         if item.write is None:
             item.write = IndexWrite(postgres, embedder, item.raw, item.doc, item.chunks)
         writer.add(item.write, *taken)

@@ -53,12 +53,14 @@ class ChunkCursor:
     def complete(self) -> bool:
         return self.ready == len(self.needs)
 
-    def take(self, known: Mapping[str, np.ndarray], dimension: int) -> tuple[range, ...]:
-        """The ready chunks not handed over yet (none while fewer than MIN_CHUNKS_PER_COPY
-        and more to come), with their vectors and their windows' vectors."""
+    def take(
+        self, known: Mapping[str, np.ndarray], dimension: int
+    ) -> tuple[range, np.ndarray, np.ndarray] | None:
+        """The ready chunks not handed over yet, with their vectors and their windows' vectors
+        (None while fewer than MIN_CHUNKS_PER_COPY and more to come)."""
         which = range(self.written, self.ready)
         if not self.complete and len(which) < MIN_CHUNKS_PER_COPY:
-            return ()
+            return None
         self.written = self.ready
         empty = np.empty((0, dimension), dtype=np.float32)
         chunks = [known[self.needs[i][0]] for i in which]
@@ -88,7 +90,6 @@ class BatchWriter:
     def add(
         self, write: IndexWrite, which: range, embeddings: np.ndarray, windows: np.ndarray
     ) -> None:
-        self._open.add(write)
         self._thread.submit(self._add, write, which, embeddings, windows)
 
     def finish(self, write: IndexWrite, then: Callable[[Metadata, Checks], None]) -> Future:
@@ -122,8 +123,9 @@ class BatchWriter:
     def _add(
         self, write: IndexWrite, which: range, embeddings: np.ndarray, windows: np.ndarray
     ) -> None:
-        if write in self._failed or write not in self._open:
+        if write in self._failed:
             return
+        self._open.add(write)  # (the writer thread alone keeps `_open` and `_failed`)
         try:
             write.add(which, embeddings, windows)
         except BaseException as exc:
