@@ -161,17 +161,6 @@ def _report(context: dg.OpExecutionContext, item: _Document, checks: dict) -> No
         )
 
 
-def _pooled_event_log(instance: dg.DagsterInstance) -> None:
-    """A batched run writes ~9 events per document, and Dagster's PostgreSQL event log opens a
-    new connection for each (NullPool): a server process forked per event, CPU the embedder
-    needs. Keep a small pool for the run instead, as Dagster's webserver does."""
-    storage = instance.event_log_storage
-    if type(storage).__name__ == "PostgresEventLogStorage" and hasattr(
-        storage, "optimize_for_webserver"
-    ):
-        storage.optimize_for_webserver(statement_timeout=0, pool_recycle=3600, max_overflow=4)
-
-
 def _in_order(hashes: list[str], texts: list[str], order: list[str]) -> list[tuple[str, str]]:
     by_hash = dict(zip(hashes, texts, strict=True))
     return [(h, by_hash[h]) for h in order]
@@ -220,7 +209,6 @@ def index_documents(context: dg.OpExecutionContext, config: BatchConfig) -> None
     stages: ParquetIOManager = context.resources.io_manager
     started = time.perf_counter()
     progress = _Progress()
-    _pooled_event_log(context.instance)
     try:
         embedder = embedder_resource.get_client()
         prepared: list[_Document] = []

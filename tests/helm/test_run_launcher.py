@@ -48,7 +48,10 @@ def validate_instance(config: dict[str, Any], tmp_path: Path, monkeypatch) -> No
     monkeypatch.setenv("DAGSTER_PG_PASSWORD", "not-a-real-password")
     (tmp_path / "dagster.yaml").write_text(yaml.safe_dump(config))
     validated, _ = dagster_instance_config(str(tmp_path))
-    for key, block in validated.items():
+    blocks = dict(validated)
+    if "custom" in (validated.get("storage") or {}):
+        blocks["storage"] = validated["storage"]["custom"]
+    for key, block in blocks.items():
         if isinstance(block, dict) and {"module", "class"} <= set(block):
             # ConfigurableClassData maps `dagster.core…` to today's module, as the instance does.
             where = ConfigurableClassData(block["module"], block["class"], "{}")
@@ -116,7 +119,12 @@ def k8s_run_job(render: Render, tmp_path: Path):
 def test_the_cluster_instance_is_valid_dagster_config(render: Render, tmp_path, monkeypatch):
     config = instance_yaml(render())
     validate_instance(config, tmp_path, monkeypatch)
-    db = config["storage"]["postgres"]["postgres_db"]
+    storage = config["storage"]["custom"]  # dagster-postgres's, pooled
+    assert (storage["module"], storage["class"]) == (
+        "mirage_pipeline.dagster_storage",
+        "PooledPostgresStorage",
+    )
+    db = storage["config"]["postgres_db"]
     assert db["password"] == {"env": "DAGSTER_PG_PASSWORD"}
     assert db["scheme"] == "postgresql+psycopg2"
     assert config["run_coordinator"]["class"] == "QueuedRunCoordinator"

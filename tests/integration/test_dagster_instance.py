@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import shutil
+import time
 from pathlib import Path
 
 import dagster as dg
+import psycopg
 import pytest
 
+from mirage_pipeline.dagster_storage import MAX_OVERFLOW
 from mirage_pipeline.defs.assets import document_assets
 from mirage_pipeline.defs.batch import Wanted, batch_requests
 from mirage_pipeline.embedded_postgres import ensure_database, with_database
@@ -37,7 +40,7 @@ def test_dagster_yaml_runs_on_postgres(postgres, database_url, tmp_path, monkeyp
     (docs / "a.md").write_text("# A\n\n## One\n\nThe first section of A.\n", encoding="utf-8")
 
     with dg.DagsterInstance.from_config(str(home)) as instance:
-        assert type(instance.run_storage).__name__ == "PostgresRunStorage"
+        assert type(instance.run_storage).__name__ == "PooledRunStorage"
         assert type(instance.run_coordinator).__name__ == "QueuedRunCoordinator"
         assert instance.get_concurrency_config().pool_config.default_pool_limit == 1
         instance.add_dynamic_partitions("documents", ["demo/a.md"])
@@ -57,8 +60,7 @@ def test_dagster_yaml_runs_on_postgres(postgres, database_url, tmp_path, monkeyp
         assert event is not None
         assert event.asset_materialization.metadata["chunks"].value == 1
 
-        # a batched run on the same instance: its events go through a pooled engine, not a
-        # connection per event, and land per document in PostgreSQL
+        # a batched run on the same instance: its events land per document in PostgreSQL
         (docs / "b.md").write_text("# B\n\nThe text of B.\n", encoding="utf-8")
         instance.add_dynamic_partitions("documents", ["demo/b.md"])
         wanted = [Wanted("demo/a.md", "a2"), Wanted("demo/b.md", "b1")]
@@ -68,8 +70,36 @@ def test_dagster_yaml_runs_on_postgres(postgres, database_url, tmp_path, monkeyp
         )
         batch, outcome = run_batch(instance, mirage, request, tmp_path / "storage")
         assert batch.success and outcome == {"demo/a.md": True, "demo/b.md": True}
-        assert type(instance.event_log_storage._engine.pool).__name__ != "NullPool"
         assert instance.get_materialized_partitions(dg.AssetKey("chunk_index")) == {
             "demo/a.md",
             "demo/b.md",
         }
+
+        # the storage keeps its connections (mirage_pipeline/dagster_storage.py): calls to each
+        # part reuse them instead of opening one per call, as dagster-postgres's NullPool does
+        def calls() -> None:
+            for _ in range(10):
+                instance.get_run_records()
+                instance.get_latest_materialization_event(dg.AssetKey("chunk_index"))
+                instance.all_instigator_state()
+
+        calls()
+        kept = _backends(postgres.url, dagster_db)
+        assert 1 <= len(kept) <= 3 * (1 + MAX_OVERFLOW)
+        calls()
+        assert _backends(postgres.url, dagster_db) == kept
+    # a disposed instance leaves no connection open
+    deadline = time.monotonic() + 10
+    while _backends(postgres.url, dagster_db) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert _backends(postgres.url, dagster_db) == set()
+
+
+def _backends(url: str, database: str) -> set[int]:
+    """The server processes of the connections open to `database`."""
+    with psycopg.connect(url) as conn:
+        rows = conn.execute(
+            "SELECT pid FROM pg_stat_activity WHERE datname = %s AND pid <> pg_backend_pid()",
+            (database,),
+        ).fetchall()
+    return {pid for (pid,) in rows}

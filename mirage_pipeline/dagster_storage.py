@@ -1,0 +1,125 @@
+"""Dagster's PostgreSQL storage, holding its connections instead of opening one per call.
+
+dagster-postgres gives its run, event-log and schedule storages a `NullPool`: every call opens a
+connection (a PostgreSQL server process forked, authenticated and given its catalog caches) and
+closes it. Dagster's daemon loops make ~50 such calls a second on an idle stack: measured
+through `mirage up` (`log_connections`), 2,142 connections from the daemon, its code server and
+the run while the 320-page PDF indexed (42 s), ~8 CPU-seconds of PostgreSQL on a 2-core machine
+whose every cycle the embedder needs. Dagster's webserver avoids this by switching its storages
+to a small pool (`optimize_for_webserver`); this storage does the same in every process that
+loads the instance (the daemon, the code servers, runs), and releases the pool when the
+instance is disposed (a code server builds an instance for each sensor tick). It checks that
+Dagster's tables exist once per process, not once per instance. `dagster.yaml` and the Helm
+chart's instance name it under `storage: custom:`, with the config of `storage: postgres:`.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping
+from typing import Any
+
+from dagster._serdes import ConfigurableClassData
+from dagster_postgres import (
+    DagsterPostgresStorage,
+    PostgresEventLogStorage,
+    PostgresRunStorage,
+    PostgresScheduleStorage,
+)
+from dagster_postgres.utils import get_token_provider_from_config, pg_url_from_config
+
+# Connections a storage part opens beyond the one it keeps, for concurrent calls (the daemon's
+# threads); kept connections are recycled hourly.
+MAX_OVERFLOW = 4
+POOL_RECYCLE_SECONDS = 3600
+
+_checked: set[str] = set()  # databases whose Dagster tables this process has checked
+_checked_lock = threading.Lock()
+
+
+class _Pooled:
+    """A dagster-postgres storage part on a small pool, closed with the instance."""
+
+    _also: tuple[_Pooled, ...] = ()
+
+    def _use_pool(self) -> None:
+        self.optimize_for_webserver(  # type: ignore[attr-defined]
+            statement_timeout=0,  # no limit (the webserver sets its own)
+            pool_recycle=POOL_RECYCLE_SECONDS,
+            max_overflow=MAX_OVERFLOW,
+        )
+
+    def dispose(self) -> None:
+        super().dispose()  # type: ignore[misc]
+        self._engine.dispose()  # type: ignore[attr-defined]
+        for part in self._also:
+            part.dispose()
+
+
+class PooledRunStorage(_Pooled, PostgresRunStorage):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._use_pool()
+
+
+class PooledEventLogStorage(_Pooled, PostgresEventLogStorage):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._use_pool()
+
+
+class PooledScheduleStorage(_Pooled, PostgresScheduleStorage):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._use_pool()
+
+
+class PooledPostgresStorage(DagsterPostgresStorage):
+    """`DagsterPostgresStorage` whose three parts each keep a connection open (and open up to
+    `MAX_OVERFLOW` more for concurrent calls) instead of connecting per call."""
+
+    def __init__(
+        self,
+        postgres_url: str,
+        should_autocreate_tables: bool = True,
+        inst_data: ConfigurableClassData | None = None,
+        token_provider: Any = None,
+    ) -> None:
+        # not DagsterPostgresStorage.__init__: it would build unpooled parts
+        self.postgres_url = postgres_url
+        self.should_autocreate_tables = should_autocreate_tables
+        self._inst_data = inst_data
+        with _checked_lock:
+            create = should_autocreate_tables and postgres_url not in _checked
+            parts = {"should_autocreate_tables": create, "token_provider": token_provider}
+            self._runs = PooledRunStorage(postgres_url, **parts)
+            self._events = PooledEventLogStorage(postgres_url, **parts)
+            self._schedules = PooledScheduleStorage(postgres_url, **parts)
+            _checked.add(postgres_url)
+        # a disposed DagsterInstance disposes its run and event-log storages, not its schedule
+        # storage: the run storage closes the schedule storage's pool with its own
+        self._runs._also = (self._schedules,)
+        super(DagsterPostgresStorage, self).__init__()
+
+    @classmethod
+    def from_config_value(
+        cls, inst_data: ConfigurableClassData | None, config_value: Mapping[str, Any]
+    ) -> PooledPostgresStorage:
+        return cls(
+            postgres_url=pg_url_from_config(config_value),
+            should_autocreate_tables=config_value.get("should_autocreate_tables", True),
+            inst_data=inst_data,
+            token_provider=get_token_provider_from_config(config_value),
+        )
+
+    @property
+    def run_storage(self) -> PostgresRunStorage:
+        return self._runs
+
+    @property
+    def event_log_storage(self) -> PostgresEventLogStorage:
+        return self._events
+
+    @property
+    def schedule_storage(self) -> PostgresScheduleStorage:
+        return self._schedules
