@@ -24,7 +24,8 @@ _MIN_SHARE = 0.08  # prose is a third function words or more; code and lists of 
 # Frequent function words, chosen to tell the languages apart (not full stop-word lists).
 _FUNCTION_WORDS = {
     "en": "the and of to is that it for with as was are be this by not or from have but "
-    "which you were they has been their will would can there an these when if your",
+    "which you were they has been their will would can there an these when if your "
+    "a in on at do does what how why where who should my i",  # (questions' words too)
     "de": "der die und das ist nicht ein eine zu den mit sich des auf für dem im auch es wird "
     "werden von sie bei oder wenn ich sind kann nach wie über aus einen einer ihre dass",
     "fr": "le la les et des est une un du que qui dans pour pas sur au avec ce sont par il "

@@ -50,6 +50,21 @@ def test_short_sentences_are_identified(lang: str) -> None:
     assert detect_language(SENTENCES[lang]) == lang
 
 
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What should my program do if memory-mapping a particular file doesn't work?",
+        "Someone sent me a two-line bug fix for a GNU package — do I need copyright paperwork?",
+        "How do I give my container a custom name?",
+        "Why does a Makefile set the shell?",
+    ],
+)
+def test_short_english_questions_are_english(question: str) -> None:
+    # their few function words ("a", "do", "my") once made them Portuguese or nothing, and a
+    # question taken for Portuguese finds every English book blind to its words (search_sql.py)
+    assert identify_language(question) == "en"
+
+
 def test_russian_and_english_chunks_keep_their_codes() -> None:
     # Russian prose with commands and names in it stays Russian; Russian-commented code where
     # Latin letters dominate stays English, as the alphabet count always made it.
