@@ -17,11 +17,22 @@ def connect(url: str) -> psycopg.Connection:
 
 
 def upsert_project(conn: psycopg.Connection, name: str) -> uuid.UUID:
-    row = conn.execute(
-        "INSERT INTO projects (name) VALUES (%s) "
-        "ON CONFLICT (name) DO UPDATE SET name = EXCLUDED.name RETURNING id",
-        (name,),
-    ).fetchone()
+    """The project's id, the project created if new.
+
+    An existing project's row is read, never locked: an upsert (`ON CONFLICT DO UPDATE`) locks
+    it FOR UPDATE, which waits for every open swap (store/swap.py), whose chunk rows hold it
+    FOR KEY SHARE until they commit — one batched run's next document would wait for the other
+    run's document to finish embedding."""
+    select = "SELECT id FROM projects WHERE name = %s"
+    row = conn.execute(select, (name,)).fetchone()
+    if row is None:
+        row = (
+            conn.execute(
+                "INSERT INTO projects (name) VALUES (%s) ON CONFLICT (name) DO NOTHING RETURNING id",
+                (name,),
+            ).fetchone()
+            or conn.execute(select, (name,)).fetchone()
+        )  # (created meanwhile)
     return row[0]
 
 

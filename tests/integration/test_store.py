@@ -428,3 +428,31 @@ def test_a_swap_written_piece_by_piece_is_seen_whole_or_not_at_all(database_url:
         ).fetchall()
     expected = stored_vectors(index, windows[6:8], ["en", "en"])
     assert np.allclose([r[0].to_numpy() for r in stored], expected, atol=2e-3)
+
+
+def test_a_document_starts_while_another_of_its_project_is_being_swapped_in(
+    database_url: str,
+) -> None:
+    """An open swap's chunk rows hold their project's row FOR KEY SHARE until it commits;
+    starting another document of the project must not wait for that (two batched runs would
+    take turns document by document)."""
+    index = prepare_database(database_url, "local:multilingual-e5-small", 384)
+    new = _with_parts(["a", "b"], 2)
+    with connect(database_url) as conn:
+        project_id, document_id = new_document(conn)
+        conn.commit()
+        with DocumentSwap(
+            conn,
+            index=index,
+            document_id=document_id,
+            project_id=project_id,
+            chunks=new,
+            metadata={},
+            checked_window=512,
+        ) as swap:
+            swap.add([0], vectors(1, 384), vectors(2, 384, seed=1))  # rows in, not committed
+            with connect(database_url) as other:
+                other.execute("SET lock_timeout = '2s'")
+                assert new_document(other, "b.md")[0] == project_id
+                assert new_document(other, "a.md")[0] == project_id  # the one being swapped
+            swap.add([1], vectors(1, 384, seed=2), vectors(2, 384, seed=3))
