@@ -26,13 +26,11 @@ def upsert_project(conn: psycopg.Connection, name: str) -> uuid.UUID:
     select = "SELECT id FROM projects WHERE name = %s"
     row = conn.execute(select, (name,)).fetchone()
     if row is None:
-        row = (
-            conn.execute(
-                "INSERT INTO projects (name) VALUES (%s) ON CONFLICT (name) DO NOTHING RETURNING id",
-                (name,),
-            ).fetchone()
-            or conn.execute(select, (name,)).fetchone()
-        )  # (created meanwhile)
+        insert = (
+            "INSERT INTO projects (name) VALUES (%s) ON CONFLICT (name) DO NOTHING RETURNING id"
+        )
+        # no row back: another transaction created it meanwhile
+        row = conn.execute(insert, (name,)).fetchone() or conn.execute(select, (name,)).fetchone()
     return row[0]
 
 
