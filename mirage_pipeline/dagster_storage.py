@@ -42,7 +42,8 @@ class _Pooled:
 
     _also: tuple[_Pooled, ...] = ()
 
-    def _use_pool(self) -> None:
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)  # the dagster-postgres part
         self.optimize_for_webserver(  # type: ignore[attr-defined]
             statement_timeout=0,  # no limit (the webserver sets its own)
             pool_recycle=POOL_RECYCLE_SECONDS,
@@ -57,21 +58,15 @@ class _Pooled:
 
 
 class PooledRunStorage(_Pooled, PostgresRunStorage):
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._use_pool()
+    """dagster-postgres's run storage, pooled."""
 
 
 class PooledEventLogStorage(_Pooled, PostgresEventLogStorage):
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._use_pool()
+    """dagster-postgres's event-log storage, pooled."""
 
 
 class PooledScheduleStorage(_Pooled, PostgresScheduleStorage):
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._use_pool()
+    """dagster-postgres's schedule storage, pooled."""
 
 
 class PooledPostgresStorage(DagsterPostgresStorage):
