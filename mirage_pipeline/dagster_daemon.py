@@ -1,4 +1,5 @@
-"""`dagster-daemon`, with the sensor loop every second instead of every five.
+"""`dagster-daemon`, with the sensor loop every second instead of every five, and runs started
+from a preloaded fork server (mirage_pipeline/dagster_code_server.py).
 
 Dagster's sensor daemon evaluates sensors at most once per `MIN_INTERVAL_LOOP_TIME` (5 s, not
 configurable in dagster.yaml), whatever a sensor's `minimum_interval_seconds`: a new note waited
@@ -18,6 +19,17 @@ SENSOR_LOOP_SECONDS = 1
 def main() -> int:
     from dagster._daemon import sensor
     from dagster._daemon.cli import main as daemon_main
+    from dagster._grpc import server
+
+    from mirage_pipeline import dagster_code_server
+
+    # the daemon's code server, which starts the runs, starts them from a preloaded fork server
+    if hasattr(server, "get_python_environment_entry_point"):
+        server.get_python_environment_entry_point = dagster_code_server.entry_point
+    else:
+        warnings.warn(
+            "this Dagster opens its code server its own way: runs are spawned", stacklevel=1
+        )
 
     if hasattr(sensor, "MIN_INTERVAL_LOOP_TIME"):
         sensor.MIN_INTERVAL_LOOP_TIME = SENSOR_LOOP_SECONDS

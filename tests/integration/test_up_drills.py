@@ -61,7 +61,8 @@ def _get_json(url: str):
 
 
 def run_workers(home: Path) -> list[psutil.Process]:
-    """Processes of running runs: descendants of the code servers the daemon started."""
+    """Processes of running runs: forks of the fork server of a code server the daemon started
+    (mirage_pipeline/dagster_code_server.py), not the fork server or its resource tracker."""
     daemons = [
         psutil.Process(int(line.split(":")[0]))
         for line in processes_mentioning(str(home))
@@ -70,7 +71,9 @@ def run_workers(home: Path) -> list[psutil.Process]:
     workers = []
     for daemon in daemons:
         for server in daemon.children():
-            workers += server.children(recursive=True)
+            for helper in server.children():
+                if "forkserver" in " ".join(helper.cmdline()):
+                    workers += helper.children(recursive=True)
     return workers
 
 
@@ -100,7 +103,7 @@ def test_a_run_worker_killed_mid_embedding_holds_nothing(up: Running) -> None:
 
         wait_for("waiting for the book's embedding", embedding, 240, up.process)
         killed = run_workers(up.home)
-        assert killed, "no run worker found"
+        assert killed, "no run worker forked from the code server's fork server"
         for proc in killed:
             proc.send_signal(signal.SIGKILL)
         print(f"killed {len(killed)} run worker process(es)")
