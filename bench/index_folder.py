@@ -246,22 +246,23 @@ def main() -> None:
             with Stack(Path(tmp) / "fresh") as stack:
                 result["freshness_seconds"] = freshness(stack, args.fresh)
             result["freshness_median_seconds"] = statistics.median(result["freshness_seconds"])
-        drops = {
-            "notes": (args.notes, lambda: git_notes(args.notes), PROJECT, 1.5),
-            "many": (args.many, lambda: git_sections(args.many), "many", 1.5),
-            "pdf": (
-                args.pdf_pages,
-                lambda: [("book.pdf", pdf_book(Path(tmp), args.pdf_pages))],
-                "book",
-                1.15,
-            ),
-        }
-        for name, (count, files, project, target) in drops.items():
-            if count:
-                with Stack(Path(tmp) / name) as stack:
-                    result[name] = dropped(stack, files(), project, target=target)
+        if args.notes:
+            result["notes"] = dropped_alone(tmp, "notes", git_notes(args.notes), PROJECT, 1.5)
+        if args.many:
+            result["many"] = dropped_alone(tmp, "many", git_sections(args.many), "many", 1.5)
+        if args.pdf_pages:
+            book = [("book.pdf", pdf_book(Path(tmp), args.pdf_pages))]
+            result["pdf"] = dropped_alone(tmp, "pdf", book, "book", 1.15)
     result["targets"] = {"ratio": 1.5, "pdf_ratio": 1.15, "freshness_median_seconds": 5}
     print(json.dumps(result, indent=2))
+
+
+def dropped_alone(
+    tmp: str, name: str, files: list[tuple[str, str | bytes]], project: str, target: float
+) -> dict:
+    """`dropped` on a `mirage up` of its own, in `tmp`/`name`."""
+    with Stack(Path(tmp) / name) as stack:
+        return dropped(stack, files, project, target=target)
 
 
 def dropped(stack: Stack, files: list[tuple[str, str | bytes]], project: str, target: float):
