@@ -53,7 +53,8 @@ from mirage_pipeline.language import detect_language  # noqa: E402
 from mirage_pipeline.morphology import lemma_text  # noqa: E402
 from mirage_pipeline.names import BUNDLED_DIMENSION, BUNDLED_EMBEDDER  # noqa: E402
 from mirage_pipeline.store import prepare_database  # noqa: E402
-from mirage_pipeline.store.documents import connect, start_document  # noqa: E402
+from mirage_pipeline.store.connections import connect  # noqa: E402
+from mirage_pipeline.store.documents import start_document  # noqa: E402
 from mirage_pipeline.store.swap import replace_chunks  # noqa: E402
 
 MODEL = BUNDLED_EMBEDDER

@@ -46,7 +46,8 @@ from mirage_pipeline.chunking import ChunkingPolicy, chunk_document  # noqa: E40
 from mirage_pipeline.embedders import create_embedder  # noqa: E402
 from mirage_pipeline.parsing import file_type_of, parse_document  # noqa: E402
 from mirage_pipeline.store import prepare_database  # noqa: E402
-from mirage_pipeline.store.documents import connect, start_document  # noqa: E402
+from mirage_pipeline.store.connections import connect  # noqa: E402
+from mirage_pipeline.store.documents import start_document  # noqa: E402
 from mirage_pipeline.store.swap import replace_chunks  # noqa: E402
 
 

@@ -17,8 +17,10 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Mapping
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
+from dagster._core.events.log import EventLogEntry
 from dagster._serdes import ConfigurableClassData
 from dagster_postgres import (
     DagsterPostgresStorage,
@@ -27,6 +29,7 @@ from dagster_postgres import (
     PostgresScheduleStorage,
 )
 from dagster_postgres.utils import get_token_provider_from_config, pg_url_from_config
+from sqlalchemy.engine import Connection
 
 # Connections a storage part opens beyond the one it keeps, for concurrent calls (the daemon's
 # threads); kept connections are recycled hourly.
@@ -62,7 +65,39 @@ class PooledRunStorage(_Pooled, PostgresRunStorage):
 
 
 class PooledEventLogStorage(_Pooled, PostgresEventLogStorage):
-    """dagster-postgres's event-log storage, pooled."""
+    """dagster-postgres's event-log storage, pooled; an event stored in one transaction.
+
+    dagster-postgres stores an event in up to five autocommitted statements (the event, its
+    `NOTIFY`, the asset index's tags and latest event, an asset check's execution row), each
+    its own commit, and asks whether the asset-check table exists before every check result.
+    A batched run reports nine events per document (materializations of five assets and four
+    check results): here each event is one transaction on one connection — the same rows, all
+    or none — and the table is asked about once."""
+
+    _held = threading.local()  # the connection of the event being stored, per thread
+    _has_checks = False
+
+    def _connect(self) -> AbstractContextManager[Connection]:
+        held = getattr(self._held, "conn", None)
+        if held is not None and held[0] is self:
+            return nullcontext(held[1])
+        return super()._connect()
+
+    def store_event(self, event: EventLogEntry) -> None:
+        with super()._connect() as connection:
+            conn = connection.execution_options(isolation_level="READ COMMITTED")
+            with conn.begin():
+                self._held.conn = (self, conn)
+                try:
+                    super().store_event(event)
+                finally:
+                    self._held.conn = None
+
+    @property
+    def supports_asset_checks(self) -> bool:
+        if not self._has_checks:  # (the table, once there, stays)
+            self._has_checks = bool(super().supports_asset_checks)
+        return self._has_checks
 
 
 class PooledScheduleStorage(_Pooled, PostgresScheduleStorage):

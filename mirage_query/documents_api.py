@@ -26,6 +26,7 @@ from mirage_pipeline.documents_folder import (
 )
 from mirage_pipeline.parsing import PARSERS, file_type_of
 from mirage_pipeline.store import documents as store
+from mirage_pipeline.store.connections import connect
 from mirage_pipeline.store.reindex import request_reindex
 from mirage_query import catalog
 from mirage_query.schemas import (
@@ -87,7 +88,7 @@ async def _store(request: Request, write: Callable[..., T], *args: object, **kwa
     """Run one of the store's writes on its own connection, in a worker thread."""
 
     def run() -> T:
-        with store.connect(request.app.state.settings.database_url) as conn:
+        with connect(request.app.state.settings.database_url) as conn:
             return write(conn, *args, **kwargs)
 
     return await anyio.to_thread.run_sync(run)

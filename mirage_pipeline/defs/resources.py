@@ -28,7 +28,7 @@ from mirage_pipeline.settings import (
     http_url_setting,
 )
 from mirage_pipeline.store import EmbeddingIndex, apply_migrations, bind_embedding_index
-from mirage_pipeline.store.documents import connect
+from mirage_pipeline.store.connections import kept_connection
 
 _embedders_lock = threading.Lock()
 _server_lock = threading.Lock()
@@ -102,9 +102,9 @@ class PostgresResource(dg.ConfigurableResource):
 
     @contextmanager
     def store_connection(self) -> Iterator[psycopg.Connection]:
-        """A connection to the migrated index (pgvector registered); never loads a model."""
-        url = self.migrate()
-        with connect(url) as conn:
+        """A connection to the migrated index (pgvector registered; kept open for the next
+        caller in this process: store/connections.py); never loads a model."""
+        with kept_connection(self.migrate()) as conn:
             yield conn
 
     def index_for(self, embedder: Embedder) -> EmbeddingIndex:

@@ -6,14 +6,6 @@ from __future__ import annotations
 import uuid
 
 import psycopg
-from pgvector.psycopg import register_vector
-
-
-def connect(url: str) -> psycopg.Connection:
-    """A connection with the pgvector type registered."""
-    conn = psycopg.connect(url)
-    register_vector(conn)
-    return conn
 
 
 def upsert_project(conn: psycopg.Connection, name: str) -> uuid.UUID:

@@ -74,6 +74,32 @@ def test_dagster_yaml_runs_on_postgres(postgres, database_url, tmp_path, monkeyp
             "demo/a.md",
             "demo/b.md",
         }
+        # each document's check results are in the checks' table too (each event is stored in
+        # one transaction: dagster_storage.PooledEventLogStorage)
+        with psycopg.connect(with_database(postgres.url, dagster_db)) as conn:
+            checked = conn.execute(
+                "SELECT partition, count(*) FROM asset_check_executions"
+                " WHERE run_id = %s AND execution_status = 'SUCCEEDED' GROUP BY partition",
+                (batch.run_id,),
+            ).fetchall()
+        assert dict(checked) == {"demo/a.md": 4, "demo/b.md": 4}
+
+        # an event is stored whole or not at all: the asset index's update failing takes the
+        # event row back with it
+        storage = instance.event_log_storage
+        before = len(instance.all_logs(batch.run_id))
+
+        def broken(*args: object) -> None:
+            raise RuntimeError("the asset index cannot be written")
+
+        monkeypatch.setattr(storage, "_store_asset_event", broken)
+        entry = instance.all_logs(batch.run_id, of_type=dg.DagsterEventType.ASSET_MATERIALIZATION)[
+            -1
+        ]
+        with pytest.raises(RuntimeError, match="asset index"):
+            storage.store_event(entry)
+        monkeypatch.undo()
+        assert len(instance.all_logs(batch.run_id)) == before
 
         # the storage keeps its connections (mirage_pipeline/dagster_storage.py): calls to each
         # part reuse them instead of opening one per call, as dagster-postgres's NullPool does

@@ -12,7 +12,7 @@ from psycopg import sql
 
 from mirage_pipeline.embedders.centering import FORM, center_passages, center_query
 from mirage_pipeline.store import prepare_database
-from mirage_pipeline.store.documents import connect
+from mirage_pipeline.store.connections import connect
 from mirage_query.app import create_app
 from mirage_query.schemas import Filters
 from mirage_query.search import QueryTerms, SearchPlan, search_statement

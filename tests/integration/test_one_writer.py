@@ -12,8 +12,8 @@ import pytest
 from litestar.testing import AsyncTestClient
 
 from mirage_pipeline.store import apply_migrations
+from mirage_pipeline.store.connections import connect
 from mirage_pipeline.store.documents import (
-    connect,
     delete_document,
     delete_project,
     mark_document_pending,

@@ -10,7 +10,8 @@ from litestar.testing import AsyncTestClient
 from mirage_pipeline.chunking import ChunkingPolicy, chunk_document
 from mirage_pipeline.parsing import parse_document
 from mirage_pipeline.store import prepare_database
-from mirage_pipeline.store.documents import connect, start_document
+from mirage_pipeline.store.connections import connect
+from mirage_pipeline.store.documents import start_document
 from mirage_pipeline.store.swap import replace_chunks
 from mirage_query.app import create_app
 from mirage_query.settings import ServiceSettings

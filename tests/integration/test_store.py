@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import dataclasses
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import numpy as np
 import psycopg
@@ -12,11 +15,14 @@ from mirage_pipeline.chunking import Chunk
 from mirage_pipeline.store import (
     IndexModelMismatch,
     apply_migrations,
+    bind_embedding_index,
     prepare_database,
     read_embedding_indexes,
 )
 from mirage_pipeline.store.checks import ChecksFailed
-from mirage_pipeline.store.documents import connect, start_document
+from mirage_pipeline.store.connections import connect
+from mirage_pipeline.store.documents import start_document
+from mirage_pipeline.store.embedding_index import EmbeddingIndex
 from mirage_pipeline.store.swap import DocumentSwap, replace_chunks
 from mirage_pipeline.store.vector_forms import stored_vectors
 
@@ -430,14 +436,11 @@ def test_a_swap_written_piece_by_piece_is_seen_whole_or_not_at_all(database_url:
     assert np.allclose([r[0].to_numpy() for r in stored], expected, atol=2e-3)
 
 
-def test_a_document_starts_while_another_of_its_project_is_being_swapped_in(
-    database_url: str,
-) -> None:
-    """An open swap's chunk rows hold their project's row FOR KEY SHARE until it commits;
-    starting another document of the project must not wait for that (two batched runs would
-    take turns document by document)."""
-    index = prepare_database(database_url, "local:multilingual-e5-small", 384)
-    new = _with_parts(["a", "b"], 2)
+@contextmanager
+def _swap_under_way(database_url: str, index: EmbeddingIndex) -> Iterator[uuid.UUID]:
+    """A swap of a two-chunk document whose first chunk's rows are in, not committed (its rows
+    hold the project's row FOR KEY SHARE and the tables' ROW EXCLUSIVE locks); yields the
+    project's id, then writes the second chunk and commits."""
     with connect(database_url) as conn:
         project_id, document_id = new_document(conn)
         conn.commit()
@@ -446,13 +449,32 @@ def test_a_document_starts_while_another_of_its_project_is_being_swapped_in(
             index=index,
             document_id=document_id,
             project_id=project_id,
-            chunks=new,
+            chunks=_with_parts(["a", "b"], 2),
             metadata={},
             checked_window=512,
         ) as swap:
-            swap.add([0], vectors(1, 384), vectors(2, 384, seed=1))  # rows in, not committed
-            with connect(database_url) as other:
-                other.execute("SET lock_timeout = '2s'")
-                assert new_document(other, "b.md")[0] == project_id
-                assert new_document(other, "a.md")[0] == project_id  # the one being swapped
+            swap.add([0], vectors(1, 384), vectors(2, 384, seed=1))
+            yield project_id
             swap.add([1], vectors(1, 384, seed=2), vectors(2, 384, seed=3))
+
+
+def test_a_document_starts_while_another_of_its_project_is_being_swapped_in(
+    database_url: str,
+) -> None:
+    """An open swap's chunk rows hold their project's row FOR KEY SHARE until it commits;
+    starting another document of the project must not wait for that (two batched runs would
+    take turns document by document)."""
+    index = prepare_database(database_url, "local:multilingual-e5-small", 384)
+    with _swap_under_way(database_url, index) as project_id, connect(database_url) as other:
+        other.execute("SET lock_timeout = '2s'")
+        assert new_document(other, "b.md")[0] == project_id
+        assert new_document(other, "a.md")[0] == project_id  # the one being swapped
+
+
+def test_a_process_binds_the_index_while_another_writes_chunks(database_url: str) -> None:
+    """Binding the model's index (every run does it at start) must not wait for an open swap:
+    `CREATE INDEX IF NOT EXISTS` on an existing index would, for the table's SHARE lock."""
+    index = prepare_database(database_url, "local:multilingual-e5-small", 384)
+    with _swap_under_way(database_url, index), connect(database_url) as other:
+        other.execute("SET lock_timeout = '2s'")
+        assert bind_embedding_index(other, "local:multilingual-e5-small", 384) == index

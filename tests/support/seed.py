@@ -12,7 +12,8 @@ from mirage_pipeline.chunk_parts import chunk_parts, split_vectors, texts_to_emb
 from mirage_pipeline.chunking import Chunk
 from mirage_pipeline.morphology import lemma_text
 from mirage_pipeline.store import prepare_database
-from mirage_pipeline.store.documents import connect, start_document
+from mirage_pipeline.store.connections import connect
+from mirage_pipeline.store.documents import start_document
 from mirage_pipeline.store.swap import replace_chunks
 
 
