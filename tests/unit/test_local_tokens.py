@@ -94,3 +94,14 @@ def test_the_graph_is_built_once_and_then_read_from_the_cache(tmp_path, monkeypa
     monkeypatch.setenv("MIRAGE_MODEL_CACHE", "/proc/no-such-place")
     monkeypatch.setattr(e5_onnx, "_graph", lambda model: b"fresh")
     assert e5_onnx.cached_graph(model) == b"fresh"
+
+
+def test_two_engines_return_each_passage_its_own_vector() -> None:
+    """Passages go to the engines longest first; the vectors come back in the caller's order."""
+    from mirage_pipeline.embedders.local import LocalE5Embedder
+
+    embedder = LocalE5Embedder(engines=2)
+    passages = [f"note {i}: " + "the quick brown fox " * (i * 7 % 11) for i in range(9)]
+    together = embedder.embed_passages(passages)
+    alone = np.stack([embedder.embed_passages([p])[0] for p in passages])
+    assert np.allclose(together, alone, atol=1e-5)
