@@ -16,7 +16,7 @@ chart's instance name it under `storage: custom:`, with the config of `storage: 
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
@@ -101,7 +101,35 @@ class PooledEventLogStorage(_Pooled, PostgresEventLogStorage):
 
 
 class PooledScheduleStorage(_Pooled, PostgresScheduleStorage):
-    """dagster-postgres's schedule storage, pooled."""
+    """dagster-postgres's schedule storage, pooled; that its tables and indexes exist is asked
+    once. Dagster's SQL schedule storage lists the database's tables (a catalog query) on every
+    read and write of an instigator's state — the sensor daemon's each tick — to learn whether
+    `instigators` exists: a fifth of the idle daemon's time (py-spy). A table or a built index,
+    once there, stays: a yes is remembered, a no asked again."""
+
+    def _remembered(self, key: str, ask: Callable[[], bool]) -> bool:
+        known: set[str] = self.__dict__.setdefault("_known_present", set())
+        if key in known:
+            return True
+        present = bool(ask())
+        if present:
+            known.add(key)
+        return present
+
+    def _has_instigators_table(self, conn: Connection) -> bool:
+        ask = super()._has_instigators_table
+        return self._remembered("instigators", lambda: ask(conn))
+
+    def _has_asset_daemon_asset_evaluations_table(self, conn: Connection) -> bool:
+        ask = super()._has_asset_daemon_asset_evaluations_table
+        return self._remembered("asset_daemon_asset_evaluations", lambda: ask(conn))
+
+    def has_secondary_index_table(self) -> bool:
+        return self._remembered("secondary_indexes", super().has_secondary_index_table)
+
+    def has_built_index(self, migration_name: str) -> bool:
+        ask = super().has_built_index
+        return self._remembered(f"index:{migration_name}", lambda: ask(migration_name))
 
 
 class PooledPostgresStorage(DagsterPostgresStorage):

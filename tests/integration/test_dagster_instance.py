@@ -9,6 +9,7 @@ from pathlib import Path
 import dagster as dg
 import psycopg
 import pytest
+from dagster_postgres import PostgresScheduleStorage
 
 from mirage_pipeline.dagster_storage import MAX_OVERFLOW
 from mirage_pipeline.defs.assets import document_assets
@@ -92,13 +93,11 @@ def test_dagster_yaml_runs_on_postgres(postgres, database_url, tmp_path, monkeyp
         def broken(*args: object) -> None:
             raise RuntimeError("the asset index cannot be written")
 
-        monkeypatch.setattr(storage, "_store_asset_event", broken)
-        entry = instance.all_logs(batch.run_id, of_type=dg.DagsterEventType.ASSET_MATERIALIZATION)[
-            -1
-        ]
-        with pytest.raises(RuntimeError, match="asset index"):
+        materialized = dg.DagsterEventType.ASSET_MATERIALIZATION
+        entry = instance.all_logs(batch.run_id, of_type=materialized)[-1]
+        with monkeypatch.context() as patch, pytest.raises(RuntimeError, match="asset index"):
+            patch.setattr(storage, "_store_asset_event", broken)
             storage.store_event(entry)
-        monkeypatch.undo()
         assert len(instance.all_logs(batch.run_id)) == before
 
         # the storage keeps its connections (mirage_pipeline/dagster_storage.py): calls to each
@@ -114,6 +113,16 @@ def test_dagster_yaml_runs_on_postgres(postgres, database_url, tmp_path, monkeyp
         assert 1 <= len(kept) <= 3 * (1 + MAX_OVERFLOW)
         calls()
         assert _backends(postgres.url, dagster_db) == kept
+
+        # that the schedule storage's tables exist is asked once, not on every call (the sensor
+        # daemon reads and writes an instigator's state every tick)
+        def asked_again(*args: object) -> bool:
+            raise AssertionError("the tables were listed again")
+
+        with monkeypatch.context() as patch:
+            for name in ("_has_instigators_table", "has_secondary_index_table", "has_built_index"):
+                patch.setattr(PostgresScheduleStorage, name, asked_again)
+            calls()
     # a disposed instance leaves no connection open
     deadline = time.monotonic() + 10
     while _backends(postgres.url, dagster_db) and time.monotonic() < deadline:
