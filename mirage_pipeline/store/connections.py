@@ -53,7 +53,8 @@ def kept_connection(url: str) -> Iterator[psycopg.Connection]:
 
 
 def close_kept() -> None:
-    """Close every kept connection (a server about to stop, a process about to fork)."""
+    """Close every kept connection (tests start from none; a dead one is otherwise dropped
+    when next taken)."""
     with _lock:
         kept = [conn for conns in _idle.values() for conn in conns]
         _idle.clear()
