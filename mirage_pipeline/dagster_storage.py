@@ -20,6 +20,7 @@ from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
+from dagster._core.events import DagsterEventType
 from dagster._core.events.log import EventLogEntry
 from dagster._serdes import ConfigurableClassData
 from dagster_postgres import (
@@ -64,6 +65,12 @@ class PooledRunStorage(_Pooled, PostgresRunStorage):
     """dagster-postgres's run storage, pooled."""
 
 
+# the events a batched run reports per document (materializations and check results)
+_ONE_TRANSACTION = frozenset(
+    {DagsterEventType.ASSET_MATERIALIZATION, DagsterEventType.ASSET_CHECK_EVALUATION}
+)
+
+
 class PooledEventLogStorage(_Pooled, PostgresEventLogStorage):
     """dagster-postgres's event-log storage, pooled; an event stored in one transaction.
 
@@ -71,8 +78,8 @@ class PooledEventLogStorage(_Pooled, PostgresEventLogStorage):
     `NOTIFY`, the asset index's tags and latest event, an asset check's execution row), each
     its own commit, and asks whether the asset-check table exists before every check result.
     A batched run reports nine events per document (materializations of five assets and four
-    check results): here each event is one transaction on one connection — the same rows, all
-    or none — and the table is asked about once."""
+    check results): here each of those is one transaction on one connection — the same rows,
+    all or none — and the table is asked about once."""
 
     _held = threading.local()  # the connection of the event being stored, per thread
     _has_checks = False
@@ -84,6 +91,10 @@ class PooledEventLogStorage(_Pooled, PostgresEventLogStorage):
         return super()._connect()
 
     def store_event(self, event: EventLogEntry) -> None:
+        if event.dagster_event_type not in _ONE_TRANSACTION:
+            # a run's own events stay short autocommits: a sensor that pages run failures by
+            # event id must not see a later id commit first while this one waits on a lock
+            return super().store_event(event)
         with super()._connect() as connection:
             conn = connection.execution_options(isolation_level="READ COMMITTED")
             with conn.begin():

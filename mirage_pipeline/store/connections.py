@@ -16,7 +16,9 @@ never queue for a slot behind its own threads' open transactions.
 
 from __future__ import annotations
 
+import os
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -24,11 +26,15 @@ import psycopg
 from pgvector.psycopg import register_vector
 
 KEEP = 4  # idle connections kept per database URL
+# A connection idle longer is closed instead of checked: a peer gone without a word (a
+# dropped NAT entry, a failed-over host) would hang the check until TCP gives up.
+MAX_IDLE_SECONDS = 60.0
 
 # DISCARD ALL but its DEALLOCATE ALL: psycopg keeps the statements it prepared itself
 _RESET = "RESET ALL; SELECT pg_advisory_unlock_all(); CLOSE ALL; UNLISTEN *; DISCARD TEMP"
 
-_idle: dict[str, list[psycopg.Connection]] = {}
+# url → (connection, the process that opened it, when it was handed back)
+_idle: dict[str, list[tuple[psycopg.Connection, int, float]]] = {}
 _lock = threading.Lock()
 
 
@@ -56,7 +62,7 @@ def close_kept() -> None:
     """Close every kept connection (tests start from none; a dead one is otherwise dropped
     when next taken)."""
     with _lock:
-        kept = [conn for conns in _idle.values() for conn in conns]
+        kept = [conn for conns in _idle.values() for conn, pid, _ in conns if pid == os.getpid()]
         _idle.clear()
     for conn in kept:
         conn.close()
@@ -68,7 +74,11 @@ def _take(url: str) -> psycopg.Connection | None:
             conns = _idle.get(url)
             if not conns:
                 return None
-            conn = conns.pop()
+            conn, pid, since = conns.pop()
+        if pid != os.getpid() or time.monotonic() - since > MAX_IDLE_SECONDS:
+            if pid == os.getpid():
+                conn.close()  # (a forked child leaves its parent's socket alone)
+            continue
         try:
             conn.execute("")  # alive? (kept in autocommit: no transaction begins)
         except psycopg.Error:
@@ -81,24 +91,29 @@ def _take(url: str) -> psycopg.Connection | None:
 def _give_back(url: str, conn: psycopg.Connection, *, commit: bool) -> None:
     """Commit or roll back (a failed commit raises, the connection closed); keep the
     connection reset if it is sound and fewer than KEEP are idle."""
+    if conn.closed or conn.broken:
+        conn.close()
+        return
     try:
-        if conn.closed or conn.broken:
-            return
         if commit:
             conn.commit()
         else:
             conn.rollback()
-        conn.autocommit = True
-        conn.read_only = conn.isolation_level = conn.deferrable = None
-        conn.execute(_RESET)
     except BaseException:
         conn.close()
         if commit:
             raise
         return
+    try:  # committed: whatever happens now is not the caller's failure
+        conn.autocommit = True
+        conn.read_only = conn.isolation_level = conn.deferrable = None
+        conn.execute(_RESET)
+    except psycopg.Error:
+        conn.close()
+        return
     with _lock:
         conns = _idle.setdefault(url, [])
         if len(conns) < KEEP:
-            conns.append(conn)
+            conns.append((conn, os.getpid(), time.monotonic()))
             return
     conn.close()

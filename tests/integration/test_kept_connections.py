@@ -83,3 +83,33 @@ def test_at_most_keep_connections_are_kept(url: str) -> None:
         c.__exit__(None, None, None)
     assert len(connections._idle[url]) == KEEP
     assert sum(c.closed for c in conns) == 2
+
+
+def test_a_reset_that_fails_after_the_commit_only_drops_the_connection(
+    url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(connections, "_RESET", "SELECT no_such_function()")
+    with kept_connection(url) as conn:  # no error reaches the caller: its work is committed
+        conn.execute("INSERT INTO kept_probe VALUES (1)")
+    assert _count(url) == 1
+    assert conn.closed and not connections._idle.get(url)
+
+
+def test_a_connection_idle_too_long_or_from_another_process_is_not_handed_out(
+    url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with kept_connection(url) as old:
+        pass
+    monkeypatch.setattr(connections, "MAX_IDLE_SECONDS", 0.0)
+    with kept_connection(url) as conn:
+        assert conn is not old
+    assert old.closed  # closed, not checked: a silent peer would hang the check
+    monkeypatch.undo()
+    with kept_connection(url) as parents:
+        pass
+    with monkeypatch.context() as patch:  # as a forked child sees its parent's connections
+        patch.setattr(connections.os, "getpid", lambda: -1)
+        with kept_connection(url) as conn:
+            assert conn is not parents
+    assert not parents.closed  # the parent's socket is left alone
+    parents.close()
