@@ -34,7 +34,12 @@ def _postgres_cpu_seconds(pgdata: Path) -> float:
     """CPU seconds of the server of `pgdata` and of its children, ended ones included."""
     import psutil
 
-    server = psutil.Process(int((pgdata / "postmaster.pid").read_text().split()[0]))
+    from mirage_query.stack_checks import running_postgres
+
+    pid = running_postgres(pgdata)
+    if pid is None:
+        raise SystemExit(f"no PostgreSQL server runs on {pgdata}")
+    server = psutil.Process(pid)
     total = 0.0
     for process in [server, *server.children()]:
         with contextlib.suppress(psutil.NoSuchProcess):  # ended meanwhile

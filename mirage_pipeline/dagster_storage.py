@@ -54,6 +54,17 @@ class _Pooled:
             max_overflow=MAX_OVERFLOW,
         )
 
+    def _remembered(self, key: str, ask: Callable[[], bool]) -> bool:
+        """Whether a table or a built index exists: a yes is remembered (once there, it stays),
+        a no asked again."""
+        known: set[str] = self.__dict__.setdefault("_known_present", set())
+        if key in known:
+            return True
+        present = bool(ask())
+        if present:
+            known.add(key)
+        return present
+
     def dispose(self) -> None:
         super().dispose()  # type: ignore[misc]
         self._engine.dispose()  # type: ignore[attr-defined]
@@ -82,7 +93,6 @@ class PooledEventLogStorage(_Pooled, PostgresEventLogStorage):
     all or none — and the table is asked about once."""
 
     _held = threading.local()  # the connection of the event being stored, per thread
-    _has_checks = False
 
     def _connect(self) -> AbstractContextManager[Connection]:
         held = getattr(self._held, "conn", None)
@@ -106,26 +116,15 @@ class PooledEventLogStorage(_Pooled, PostgresEventLogStorage):
 
     @property
     def supports_asset_checks(self) -> bool:
-        if not self._has_checks:  # (the table, once there, stays)
-            self._has_checks = bool(super().supports_asset_checks)
-        return self._has_checks
+        parent = super()
+        return self._remembered("asset_check_executions", lambda: parent.supports_asset_checks)
 
 
 class PooledScheduleStorage(_Pooled, PostgresScheduleStorage):
     """dagster-postgres's schedule storage, pooled; that its tables and indexes exist is asked
     once. Dagster's SQL schedule storage lists the database's tables (a catalog query) on every
     read and write of an instigator's state — the sensor daemon's each tick — to learn whether
-    `instigators` exists: a fifth of the idle daemon's time (py-spy). A table or a built index,
-    once there, stays: a yes is remembered, a no asked again."""
-
-    def _remembered(self, key: str, ask: Callable[[], bool]) -> bool:
-        known: set[str] = self.__dict__.setdefault("_known_present", set())
-        if key in known:
-            return True
-        present = bool(ask())
-        if present:
-            known.add(key)
-        return present
+    `instigators` exists: a fifth of the idle daemon's time (py-spy)."""
 
     def _has_instigators_table(self, conn: Connection) -> bool:
         ask = super()._has_instigators_table

@@ -75,9 +75,10 @@ def _take(url: str) -> psycopg.Connection | None:
             if not conns:
                 return None
             conn, pid, since = conns.pop()
-        if pid != os.getpid() or time.monotonic() - since > MAX_IDLE_SECONDS:
-            if pid == os.getpid():
-                conn.close()  # (a forked child leaves its parent's socket alone)
+        if pid != os.getpid():
+            continue  # a forked child leaves its parent's socket alone
+        if time.monotonic() - since > MAX_IDLE_SECONDS:
+            conn.close()
             continue
         try:
             conn.execute("")  # alive? (kept in autocommit: no transaction begins)
