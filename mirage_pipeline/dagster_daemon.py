@@ -1,5 +1,6 @@
-"""`dagster-daemon`, with the sensor loop every second instead of every five, and runs started
-from a preloaded fork server (mirage_pipeline/dagster_code_server.py).
+"""`dagster-daemon`, with the sensor loop every second instead of every five, runs started
+from a preloaded fork server (mirage_pipeline/dagster_code_server.py), and the run queue
+dequeued as soon as the sensor queued a run (mirage_pipeline/dagster_dequeue.py).
 
 Dagster's sensor daemon evaluates sensors at most once per `MIN_INTERVAL_LOOP_TIME` (5 s, not
 configurable in dagster.yaml), whatever a sensor's `minimum_interval_seconds`: a new note waited
@@ -21,7 +22,7 @@ def main() -> int:
     from dagster._daemon.cli import main as daemon_main
     from dagster._grpc import server
 
-    from mirage_pipeline import dagster_code_server
+    from mirage_pipeline import dagster_code_server, dagster_dequeue
 
     # the daemon's code server, which starts the runs, starts them from a preloaded fork server
     if hasattr(server, "get_python_environment_entry_point"):
@@ -31,6 +32,10 @@ def main() -> int:
             "this Dagster opens its code server its own way: runs are spawned", stacklevel=1
         )
 
+    if not dagster_dequeue.install():
+        warnings.warn(
+            "this Dagster's run queue is its own: runs wait for its interval", stacklevel=1
+        )
     if hasattr(sensor, "MIN_INTERVAL_LOOP_TIME"):
         sensor.MIN_INTERVAL_LOOP_TIME = SENSOR_LOOP_SECONDS
     else:

@@ -62,7 +62,7 @@ class DocumentsFolderResource(dg.ConfigurableResource):
     documents_dir: str | None = None
     # A file is indexed once unchanged for this long (the sensor waits out the rest of the
     # window within its tick for a file saved a moment ago).
-    settle_seconds: float = 1.0
+    settle_seconds: float = 0.5
 
     def settings(self) -> Settings:
         """miRAGe's settings (budgets, batch sizes…) with this folder."""

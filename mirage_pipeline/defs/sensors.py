@@ -5,7 +5,7 @@ what a crash left behind (`healing.py`).
 
 Its cursor remembers, per document key, the file's size:mtime signature and content hash, so a
 restart resumes where it was, a `touch` costs no run, and only a real change re-indexes. A file
-is picked up once it is stable: unchanged for `settle_seconds` (1 s) — by its mtime, by waiting
+is picked up once it is stable: unchanged for `settle_seconds` (0.5 s) — by its mtime, by waiting
 out the rest of that window within the tick, or since the previous tick.
 """
 

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import shutil
 import time
-from pathlib import Path
 
 import dagster as dg
 import psycopg
@@ -14,27 +12,20 @@ from dagster_postgres import PostgresScheduleStorage
 from mirage_pipeline.dagster_storage import MAX_OVERFLOW
 from mirage_pipeline.defs.assets import document_assets
 from mirage_pipeline.defs.batch import Wanted, batch_requests
-from mirage_pipeline.embedded_postgres import ensure_database, with_database
+from mirage_pipeline.embedded_postgres import with_database
 from mirage_pipeline.settings import Settings
 from tests.support.batches import run_batch
+from tests.support.dagster_home import repository_dagster_home
 from tests.support.resources import indexing_resources
 
 pytestmark = pytest.mark.integration
-REPO = Path(__file__).resolve().parents[2]
 
 
 def test_dagster_yaml_runs_on_postgres(postgres, database_url, tmp_path, monkeypatch):
-    dagster_db = database_url.rsplit("/", 1)[1].split("?")[0] + "_dagster"
-    ensure_database(postgres.url, dagster_db)
-    home = tmp_path / "dagster"
-    home.mkdir()
-    shutil.copy(REPO / "dagster.yaml", home / "dagster.yaml")
-    monkeypatch.setenv(
-        "MIRAGE_DAGSTER_DATABASE_URL", with_database(postgres.url, dagster_db, driver="psycopg2")
+    home, dagster_db = repository_dagster_home(
+        postgres.url, database_url, tmp_path, monkeypatch, "dagster"
     )
     monkeypatch.setenv("MIRAGE_MAX_CONCURRENT_RUNS", "2")
-    monkeypatch.setenv("MIRAGE_DAGSTER_STORAGE_DIR", str(home / "storage"))
-    monkeypatch.setenv("MIRAGE_DAGSTER_COMPUTE_LOGS_DIR", str(home / "logs"))
 
     docs = tmp_path / "documents" / "demo"
     docs.mkdir(parents=True)
