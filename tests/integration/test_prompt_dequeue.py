@@ -39,7 +39,8 @@ def test_a_run_queued_in_the_daemon_is_dequeued_at_once(
 ):
     home, _ = repository_dagster_home(postgres.url, database_url, tmp_path, monkeypatch, "dequeue")
 
-    daemon_class = dagster_dequeue.prompt_dequeue_daemon()
+    assert dagster_dequeue.install()
+    daemon_class = dagster_dequeue.PromptDequeueDaemon
     assert controller.QueuedRunCoordinatorDaemon is daemon_class
     assert dagster_dequeue.install()  # a second install changes nothing
 
