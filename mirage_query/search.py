@@ -36,7 +36,8 @@ PICK_ROWS = 1500
 HEADLINE_OPTIONS = "MaxFragments=2, MaxWords=24, MinWords=8, FragmentDelimiter=\x1e"
 _FRAGMENT_DELIMITER = "\x1e"
 # websearch syntax the user may have meant: "phrases", -exclusions, or OR. The chunks matching
-# the query as written then rank ahead, their text score times EXACT_BOOST (search_sql.py).
+# the query as written then rank ahead of the rest, their text score times EXACT_BOOST above
+# the best of the rest's (search_sql.py).
 EXACT_BOOST = 2.0
 _STRICT_SYNTAX = re.compile(r'"|(^|\s)-\w|\sor\s', re.IGNORECASE)
 

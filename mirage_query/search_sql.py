@@ -10,7 +10,8 @@
   language configuration) or one of its Russian lemmas; each scored as Σ idf × ts_rank over
   the query's lexemes and lemmas (BM25's shape; weights from `term_stats`). A query written
   in websearch syntax ("phrase", -word, OR) is ranked the same way, and the chunks that match
-  it as written rank ahead (EXACT_BOOST, full coverage): the syntax re-ranks, it never empties
+  it as written rank ahead of the rest (EXACT_BOOST over the best of the rest, full
+  coverage): the syntax re-ranks, it never empties
   a result — a question about `dpkg-buildpackage -us -uc` or "this or that" is still a question.
 - **Fusion**: score-aware by default — the vector leg's similarities min-max scaled over its
   candidates, the text leg's scores scaled by their maximum and by the share of the query's
@@ -110,8 +111,10 @@ txt_scored AS (
 ),
 txt_exact AS (
     SELECT id, cfg, matched, exact,
-           CASE WHEN exact THEN %(exact_boost)s * score + 1e-6 ELSE score END AS score
+           CASE WHEN exact THEN %(exact_boost)s * score + 1e-6 + s.rest ELSE score END AS score
     FROM txt_scored
+    -- ahead of every chunk not matching the query as written, however rare its words
+    CROSS JOIN (SELECT coalesce(max(score), 0) AS rest FROM txt_scored WHERE NOT exact) s
 ),
 txt AS (
     SELECT id, score,

@@ -10,7 +10,10 @@ rarer than the rarest listed one. A lexeme in at least `MIN_ROWS` chunks is "com
 scores, but does not pick candidates by itself (ranking the tens of thousands of chunks that
 hold it is what makes a full-text leg slow).
 
-The statistics cover the whole table (every project); they are read again every `ttl` seconds.
+The statistics cover the whole table (every project). They are read again when the pipeline
+has refreshed them (`index_statistics.generation` moved: it runs ANALYZE in the transaction that
+makes a document `ready`, mirage_pipeline/store/statistics.py), and every `ttl` seconds for what
+autovacuum refreshes on its own.
 """
 
 from __future__ import annotations
@@ -41,6 +44,7 @@ FROM pg_stats s CROSS JOIN LATERAL unnest(s.most_common_vals::text::text[]) AS v
 WHERE s.schemaname = current_schema() AND s.tablename = 'chunks' AND s.attname = 'lang'
 """
 BASE_CONFIGS = ("english", "russian", "simple")
+_GENERATION_SQL = "SELECT generation FROM index_statistics"
 
 
 @dataclass(frozen=True)
@@ -78,18 +82,24 @@ class IndexStats:
 
 
 class IndexStatsCache:
-    """The index's statistics, read again every `ttl` seconds."""
+    """The index's statistics, read again when the pipeline refreshed them and every `ttl`
+    seconds (a search first reads their one-row generation: a primary-key lookup)."""
 
     def __init__(self, ttl: float = TTL_SECONDS, min_rows: int = MIN_ROWS) -> None:
         self.ttl = ttl
         self.min_rows = min_rows
         self._stats = IndexStats()
         self._read_at = float("-inf")
+        self._generation: int | None = None
 
     async def current(self, conn: AsyncConnection) -> IndexStats:
-        if time.monotonic() - self._read_at >= self.ttl:
+        cur = await conn.execute(_GENERATION_SQL)
+        row = await cur.fetchone()
+        generation = None if row is None else int(row[0])
+        if generation != self._generation or time.monotonic() - self._read_at >= self.ttl:
             self._stats = await read_index_stats(conn, self.min_rows)
             self._read_at = time.monotonic()
+            self._generation = generation
         return self._stats
 
 

@@ -25,6 +25,7 @@ from mirage_pipeline.chunking import Chunk
 from mirage_pipeline.store.checks import ChecksFailed, document_checks
 from mirage_pipeline.store.parts import copy_windows, write_parts
 from mirage_pipeline.store.schema import EmbeddingIndex
+from mirage_pipeline.store.statistics import refresh_statistics
 from mirage_pipeline.store.vector_forms import stored_vectors
 
 _CHUNK_COLUMNS = (
@@ -261,6 +262,9 @@ class DocumentSwap:
                 embeddings=np.vstack([self._kept[i][0] for i in order]),
                 part_embeddings=np.vstack(windows) if self._windows else None,
             )
+        plan = self._plan
+        # the full-text weights count this document's words as soon as it is `ready`
+        refresh_statistics(self._conn, len(plan.insert) + len(plan.delete))
         self._conn.execute(
             "UPDATE documents SET status = 'ready', error_message = NULL, chunk_count = %s,"
             " metadata = %s, indexed_at = now(), updated_at = now() WHERE id = %s",
@@ -271,7 +275,6 @@ class DocumentSwap:
             if self._window is not None
             else {}
         )
-        plan = self._plan
         self.result = ChunkWrite(
             kept=len(self._chunks) - len(plan.move) - len(plan.insert),
             moved=len(plan.move),
