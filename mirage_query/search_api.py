@@ -11,6 +11,7 @@ from uuid import UUID
 import numpy as np
 from litestar import Request, post
 from litestar.exceptions import NotFoundException
+from psycopg import AsyncConnection
 
 from mirage_pipeline.store.schema import EmbeddingIndex
 from mirage_query.catalog import project_id as find_project_id
@@ -23,6 +24,7 @@ from mirage_query.schemas import (
     UnionResult,
 )
 from mirage_query.search import SearchPlan, search_hybrid
+from mirage_query.term_stats import IndexStats
 from mirage_query.uploads import project_folder_exists
 
 
@@ -78,7 +80,7 @@ async def search(project: str, data: SearchRequest, request: Request) -> list[Se
     if index is None:  # text search before the model has an index: nothing is indexed yet
         return []
     async with state.pool.connection() as conn:
-        stats = await state.index_stats.current(conn)
+        stats = await _term_stats(request, conn, [plan])
         vector = vectors[0] if vectors else None
         return await search_hybrid(conn, index, project_id, plan, vector, stats)
 
@@ -117,12 +119,22 @@ async def batch_search(project: str, data: BatchRequest, request: Request) -> Ba
         vectors[i] = vector
     # one pooled connection for the whole batch: eight agents' batches never exhaust the pool
     async with state.pool.connection() as conn:
-        stats = await state.index_stats.current(conn)
+        stats = await _term_stats(request, conn, plans)
         results = [
             await search_hybrid(conn, index, project_id, plan, vector, stats)
             for plan, vector in zip(plans, vectors, strict=True)
         ]
     return BatchResponse(results=list(results), union=fuse(results, state.settings.rrf_k))
+
+
+async def _term_stats(
+    request: Request, conn: AsyncConnection, plans: list[SearchPlan]
+) -> IndexStats | None:
+    """The index's term statistics, when a plan has a full-text leg: a vector-only search does
+    not look up whether they moved (IndexStatsCache reads that on each call)."""
+    if all(plan.mode == "vector" for plan in plans):
+        return None
+    return await request.app.state.index_stats.current(conn)
 
 
 def fuse(results: list[list[SearchResult]], k: int) -> list[UnionResult]:

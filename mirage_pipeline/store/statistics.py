@@ -12,7 +12,8 @@ yet or when what changed since the last ANALYZE (with this document's rows) pass
 own threshold — 50 rows and 10 % of the table: a small note added to a large index costs
 nothing. ANALYZE sees the transaction's own rows, and its statistics become visible with them,
 at the commit; `index_statistics.generation` moves in the same transaction, which tells the
-query service to read them again.
+query service to read them again. ANALYZE keeps its lock on `chunks` until that commit: another
+swap's ANALYZE waits for it (writes and searches do not).
 """
 
 from __future__ import annotations
