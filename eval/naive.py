@@ -75,11 +75,13 @@ def _spine(archive: zipfile.ZipFile) -> list[str]:
         for el in opf.iter()
         if isinstance(el.tag, str) and el.tag.endswith("item")
     }
-    return [
-        base + manifest[el.get("idref")]
+    # a manifest href with a #fragment (SiSU's EPUBs) names its file once, read once
+    items = (
+        base + manifest[el.get("idref")].split("#", 1)[0]
         for el in opf.iter()
         if isinstance(el.tag, str) and el.tag.endswith("itemref") and el.get("idref") in manifest
-    ]
+    )
+    return list(dict.fromkeys(items))
 
 
 def windows(text: str) -> list[str]:

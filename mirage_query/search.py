@@ -53,6 +53,7 @@ CROSS JOIN LATERAL unnest(tsvector_to_array(to_tsvector(v.cfg::regconfig, w.word
 WHERE to_tsvector(mirage_text_config(%(language)s), w.word) <> ''::tsvector
 """
 _WORD = re.compile(r"\w+(?:[-'.]\w+)*")
+_PART_CUT = re.compile(r"[\W_]+")
 
 _NEIGHBOURS = sql.SQL("""
 SELECT h.id, c.id, c.position - h.position, c.content, c.structure,
@@ -117,7 +118,7 @@ async def query_terms(conn: AsyncConnection, text: str, stats: IndexStats) -> Qu
     """The query's lexemes in every configuration the index uses, and its Russian lemmas,
     weighted by how rare they are (term_stats.py)."""
     params = {
-        "words": list(dict.fromkeys(_WORD.findall(text))),
+        "words": query_words(text),
         "configs": list(stats.configs),
         "language": detect_language(text),
     }
@@ -145,6 +146,18 @@ async def query_terms(conn: AsyncConnection, text: str, stats: IndexStats) -> Qu
         lemmas=[_quoted(x) for x in lemmas],
         lemma_weights=[lemma_tsv.idf(x) for x in lemmas],
     )
+
+
+def query_words(text: str) -> list[str]:
+    """The query's words; a dotted one (a file or host name: `sources.list`) with the words
+    inside it, as the index holds them (migration 0008: `mirage_compound_parts`)."""
+    words: list[str] = []
+    for word in _WORD.findall(text):
+        words.append(word)
+        if "." in word:
+            parts = _PART_CUT.split(word)
+            words += [p for p in parts if len(p) > 1 and any(c.isalpha() for c in p)]
+    return list(dict.fromkeys(words))
 
 
 def _rarest(stats: TermStats, lexemes: list[str]) -> list[str]:
