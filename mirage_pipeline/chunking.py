@@ -9,6 +9,10 @@ Rules, in order of precedence:
 - inside one section, a chunk that follows another starts with the tail of the previous one
   (`overlap_tokens`), so a sentence cut at a boundary is still found whole;
 - the embedder reads `heading path + content`, and that stays under `max_tokens`.
+
+A chunk's `chapter` (its citation) is its level-1 section, unless that section holds the book
+rather than a chapter of it — a table of contents whose one top entry is the book's title, a
+Markdown file under one `#` heading —: then it is the heading below (`_book_wrapper`).
 """
 
 from __future__ import annotations
@@ -108,6 +112,17 @@ def _chapters(doc: ParsedDocument) -> list[tuple[Section | None, list[tuple[list
     return found
 
 
+def _book_wrapper(doc: ParsedDocument) -> Section | None:
+    """The level-1 section that holds the book rather than a chapter of it: one with sections
+    under it that is titled as the document, or that is the document's only level-1 section."""
+    tops = [s for s in doc.root.children if s.blocks or s.children]
+    title = " ".join(doc.title.casefold().split()) if doc.title else None
+    for top in tops:
+        if top.children and (len(tops) == 1 or " ".join(top.title.casefold().split()) == title):
+            return top
+    return None
+
+
 class _Builder:
     def __init__(self, doc: ParsedDocument, count: TokenCounter, policy: ChunkingPolicy) -> None:
         self.doc = doc
@@ -118,6 +133,9 @@ class _Builder:
         self.chunks: list[Chunk] = []
         self.metadata = chunk_metadata(doc.metadata)
         self.paths: dict[int, list[str]] = {}  # id of a section → its heading path
+        self.wrapper = _book_wrapper(doc)
+        self._cited: tuple[int, str | None] | None = None  # the last chunk's chapter
+        self._in_chapter = 0  # chunks emitted in it
 
     def chapter(self, chapter: Section | None, sections: list[tuple[list[str], Section]]) -> None:
         groups: list[list[_Piece]] = []
@@ -171,9 +189,8 @@ class _Builder:
                     head = tail[0].section
                     tail.insert(0, _Piece(head.title, 1, head, head.blocks[0]))
                 groups[-1].extend(tail)
-        n = 0
         for pieces in groups:
-            n += self._emit(chapter, pieces, n)
+            self._emit(chapter, pieces)
 
     def _prefix(self, headings: list[str]) -> str:
         return " › ".join([self.doc.title, *headings]) if self.doc.title else " › ".join(headings)
@@ -215,7 +232,7 @@ class _Builder:
             share[id(piece.section)] = share.get(id(piece.section), 0) + len(piece.text)
         return self.paths[max(share, key=share.__getitem__)]
 
-    def _emit(self, chapter: Section | None, pieces: list[_Piece], n: int) -> int:
+    def _emit(self, chapter: Section | None, pieces: list[_Piece]) -> int:
         """Append the chunk of `pieces` (split again if it is over the window); how many."""
         headings = self._main_path(pieces)
         content = _join(pieces)
@@ -231,15 +248,20 @@ class _Builder:
                         _Piece(t, self.exact(t), pieces[0].section, pieces[0].block) for t in parts
                     ]
                 half = max(1, len(pieces) // 2)
-                first = self._emit(chapter, pieces[:half], n)
-                return first + self._emit(chapter, pieces[half:], n + first)
+                return self._emit(chapter, pieces[:half]) + self._emit(chapter, pieces[half:])
         sections = list(dict.fromkeys(p.section.title for p in pieces if p.section.title))
+        cited = chapter.title if chapter else None
+        if chapter is not None and chapter is self.wrapper and len(headings) > 1:
+            cited = headings[1]
+        if self._cited != (id(chapter), cited):
+            self._cited, self._in_chapter = (id(chapter), cited), 0
+        self._in_chapter += 1
         structure: dict[str, Any] = {
             "book": self.doc.title,
-            "chapter": chapter.title if chapter else None,
+            "chapter": cited,
             "section": headings[-1] if headings else None,
             "heading_path": headings,
-            "position_in_chapter": n,
+            "position_in_chapter": self._in_chapter - 1,
         }
         if len(sections) > 1:
             structure["sections"] = sections

@@ -152,6 +152,8 @@ async def test_dropped_files_become_searchable(documents, mirage, database_url, 
         hits = response.json()
         assert hits[0]["document"]["filename"] == "gardening.md"
         assert hits[0]["structure"]["heading_path"] == ["Gardening notes", "Tomatoes"]
+        # the note's one `#` heading is its title, not a chapter to cite (chunking.py)
+        assert hits[0]["structure"]["chapter"] == "Tomatoes"
         assert "six hours" in hits[0]["content"]
         assert [h["score"] for h in hits] == sorted((h["score"] for h in hits), reverse=True)
         # project isolation: the other project's tomato note never shows up here

@@ -218,3 +218,38 @@ def test_inspect_json_and_failure(tmp_path, monkeypatch) -> None:
     assert human.exit_code == 0 and "Consequences" in human.output
     failed = runner.invoke(cli, ["inspect", str(project / "bad.pdf")])
     assert failed.exit_code == 1 and "empty file" in failed.output
+
+
+def _wrapped(top_title: str, extra: list[Section]) -> ParsedDocument:
+    """A book whose level-1 section holds it all (an NCX whose top entry is the book's title,
+    a Markdown file under one `#` heading)."""
+    ch1 = Section("1. Install", 2, blocks=[Block("paragraph", " ".join(SENTENCES[:40]))])
+    ch2 = Section("2. Use", 2, blocks=[Block("paragraph", " ".join(SENTENCES[40:100]))])
+    book = Section(top_title, 1, children=[ch1, ch2])
+    return ParsedDocument("epub", "Live Manual", Section("", 0, children=[*extra, book]))
+
+
+@pytest.mark.parametrize(
+    "doc",
+    [
+        _wrapped("Live Manual", [Section("Contents", 1, blocks=[Block("paragraph", "1 2")])]),
+        _wrapped("Something else", []),  # the only level-1 section
+    ],
+)
+def test_a_section_holding_the_whole_book_is_not_cited_as_its_chapter(count, doc) -> None:
+    chunks = chunk_document(doc, count, ChunkingPolicy.for_window(512))
+    cited = [(c.structure["chapter"], c.structure["position_in_chapter"]) for c in chunks]
+    under = [x for x in cited if x[0] != "Contents"]
+    install = [x for x in under if x[0] == "1. Install"]
+    use = [x for x in under if x[0] == "2. Use"]
+    assert install and use and len(install) + len(use) == len(under)
+    assert under == install + use  # in reading order, each numbered from 0
+    assert [x[1] for x in install] == list(range(len(install)))
+    assert [x[1] for x in use] == list(range(len(use)))
+    assert all(c.structure["heading_path"][0] == doc.root.children[-1].title for c in chunks[-2:])
+
+
+def test_a_book_of_several_chapters_cites_its_level_one_sections(count) -> None:
+    doc = _wrapped("Not the title", [Section("Preface", 1, blocks=[Block("paragraph", "Hi.")])])
+    chunks = chunk_document(doc, count, ChunkingPolicy.for_window(512))
+    assert {c.structure["chapter"] for c in chunks} == {"Preface", "Not the title"}
