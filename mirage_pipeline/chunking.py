@@ -26,6 +26,7 @@ from mirage_pipeline.block_split import JOIN_SLACK, SENTENCE_END, split_block
 from mirage_pipeline.chunk_parts import chunk_parts
 from mirage_pipeline.language import detect_language
 from mirage_pipeline.morphology import lemma_text
+from mirage_pipeline.parsing.html_chrome import edge_key
 from mirage_pipeline.parsing.model import Block, ParsedDocument, Section
 from mirage_pipeline.token_estimate import TokenCounter, TokenEstimator, stable_bucket
 
@@ -112,15 +113,35 @@ def _chapters(doc: ParsedDocument) -> list[tuple[Section | None, list[tuple[list
     return found
 
 
+# A level-1 section holds the book when at least this share of the document's text is in it.
+BOOK_SHARE = 0.8
+
+
 def _book_wrapper(doc: ParsedDocument) -> Section | None:
     """The level-1 section that holds the book rather than a chapter of it: one with sections
-    under it that is titled as the document, or that is the document's only level-1 section."""
+    under it and nearly all of the document's text (BOOK_SHARE), titled as the document or its
+    only level-1 section. A Markdown file of several `#` chapters — whose first one gave the
+    document its title — has none."""
     tops = [s for s in doc.root.children if s.blocks or s.children]
-    title = " ".join(doc.title.casefold().split()) if doc.title else None
+    total = doc.root.text_length()
     for top in tops:
-        if top.children and (len(tops) == 1 or " ".join(top.title.casefold().split()) == title):
+        if not top.children or top.text_length() < BOOK_SHARE * total:
+            continue
+        if len(tops) == 1 or (doc.title and edge_key(top.title) == edge_key(doc.title)):
             return top
     return None
+
+
+def _cited_chapters(wrapper: Section | None) -> dict[int, str]:
+    """id of each section under `wrapper` → the titled section right below it that holds it."""
+    if wrapper is None:
+        return {}
+    cited: dict[int, str] = {}
+    for child in wrapper.children:
+        for _, section in child.walk():
+            if child.title:
+                cited[id(section)] = child.title
+    return cited
 
 
 class _Builder:
@@ -133,7 +154,7 @@ class _Builder:
         self.chunks: list[Chunk] = []
         self.metadata = chunk_metadata(doc.metadata)
         self.paths: dict[int, list[str]] = {}  # id of a section → its heading path
-        self.wrapper = _book_wrapper(doc)
+        self.cited = _cited_chapters(_book_wrapper(doc))
         self._cited: tuple[int, str | None] | None = None  # the last chunk's chapter
         self._in_chapter = 0  # chunks emitted in it
 
@@ -224,17 +245,18 @@ class _Builder:
             return []  # nothing fits, or the whole piece would repeat
         return [_Piece(" ".join(taken), used, section, last.block, overlap=True)]
 
-    def _main_path(self, pieces: list[_Piece]) -> list[str]:
-        """The heading path of the section most of the chunk's text belongs to (on a tie, the
-        first): a chunk that ends a section and starts the next is cited where it mostly is."""
+    def _main_section(self, pieces: list[_Piece]) -> int:
+        """The id of the section most of the chunk's text belongs to (on a tie, the first): a
+        chunk that ends a section and starts the next is cited where it mostly is."""
         share: dict[int, int] = {}
         for piece in pieces:
             share[id(piece.section)] = share.get(id(piece.section), 0) + len(piece.text)
-        return self.paths[max(share, key=share.__getitem__)]
+        return max(share, key=share.__getitem__)
 
     def _emit(self, chapter: Section | None, pieces: list[_Piece]) -> int:
         """Append the chunk of `pieces` (split again if it is over the window); how many."""
-        headings = self._main_path(pieces)
+        main = self._main_section(pieces)
+        headings = self.paths[main]
         content = _join(pieces)
         prefix = self._prefix(headings)
         embed_text = f"{prefix}\n\n{content}" if prefix else content
@@ -250,9 +272,7 @@ class _Builder:
                 half = max(1, len(pieces) // 2)
                 return self._emit(chapter, pieces[:half]) + self._emit(chapter, pieces[half:])
         sections = list(dict.fromkeys(p.section.title for p in pieces if p.section.title))
-        cited = chapter.title if chapter else None
-        if chapter is not None and chapter is self.wrapper and len(headings) > 1:
-            cited = headings[1]
+        cited = self.cited.get(main, chapter.title if chapter else None)
         if self._cited != (id(chapter), cited):
             self._cited, self._in_chapter = (id(chapter), cited), 0
         self._in_chapter += 1

@@ -54,7 +54,8 @@ async def text_search(client, query: str) -> list[str]:
         ("where is the changelog", HISTORY),  # a word inside a file name
         ("where are the apt sources", MIRRORS),  # inside a path
         ("sources.list", MIRRORS),  # a dotted word: whole, and by its words
-        ("/etc/apt/sources.list", MIRRORS),  # the whole path still matches as written
+        ("/etc/apt/sources.list", MIRRORS),  # a path in the question: by its words
+        ('"sources list"', MIRRORS),  # websearch syntax: a phrase inside a path
         ("mentors mailing list", MAIL),  # inside an e-mail address
     ],
 )

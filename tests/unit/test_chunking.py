@@ -253,3 +253,20 @@ def test_a_book_of_several_chapters_cites_its_level_one_sections(count) -> None:
     doc = _wrapped("Not the title", [Section("Preface", 1, blocks=[Block("paragraph", "Hi.")])])
     chunks = chunk_document(doc, count, ChunkingPolicy.for_window(512))
     assert {c.structure["chapter"] for c in chunks} == {"Preface", "Not the title"}
+
+
+def test_a_markdown_file_of_several_chapters_cites_each_one(count) -> None:
+    """Its first `#` heading gives the document its title, but holds only its own chapter."""
+    text = (
+        "# Install\n\n## Debian\n\n"
+        + " ".join(SENTENCES[:30])
+        + "\n\n# Use\n\n## Daily\n\n"
+        + " ".join(SENTENCES[30:60])
+    )
+    doc = parse_document(text.encode(), "guide.md")
+    assert doc.title == "Install"
+    chunks = chunk_document(doc, count, ChunkingPolicy.for_window(512))
+    assert [c.structure["chapter"] for c in chunks] == sorted(
+        [c.structure["chapter"] for c in chunks], key=["Install", "Use"].index
+    )
+    assert {c.structure["chapter"] for c in chunks} == {"Install", "Use"}

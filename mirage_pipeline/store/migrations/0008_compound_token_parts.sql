@@ -3,17 +3,22 @@
 -- question about "the changelog" or "sources.list" never matched the passage naming
 -- `changelog.Debian` or `/etc/apt/sources.list`. `tsv` now also holds the words inside such
 -- tokens (`mirage_compound_parts`: the parser's host, file, url_path and email tokens cut at
--- every non-alphanumeric character; pieces of one character or without a letter dropped),
--- stemmed in the chunk's own configuration, after the text's own lexemes. The whole token is
--- still there, so a question naming it exactly matches it exactly.
+-- every non-alphanumeric character, in order; pieces of one character or without a letter
+-- dropped), stemmed in the chunk's own configuration, after the text's own lexemes. The whole
+-- token is still there (websearch syntax written with it matches it; a dotted word of a
+-- question, `sources.list`, is looked for whole and by its words: mirage_query/search.py).
+-- A word inside a path counts as a word for websearch syntax too (`-apt` excludes
+-- `/etc/apt/…`), and the pieces follow the text, so a quoted phrase may join the text's last
+-- word with a path's first piece.
+-- 3722 is the built-in `default` parser: by its oid, ts_parse and ts_token_type are immutable.
 CREATE FUNCTION mirage_compound_parts(content text) RETURNS text
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
-    SELECT coalesce(string_agg(part, ' '), '')
-    FROM ts_parse('default', content) AS t
-    JOIN ts_token_type('default') AS k ON k.tokid = t.tokid
-    CROSS JOIN LATERAL regexp_split_to_table(t.token, '[^[:alnum:]]+') AS part
+    SELECT coalesce(string_agg(p.part, ' ' ORDER BY t.n, p.m), '')
+    FROM ts_parse(3722, content) WITH ORDINALITY AS t(tokid, token, n)
+    JOIN ts_token_type(3722) AS k ON k.tokid = t.tokid
+    CROSS JOIN LATERAL regexp_split_to_table(t.token, '[^[:alnum:]]+') WITH ORDINALITY AS p(part, m)
     WHERE k.alias IN ('host', 'file', 'url_path', 'email')
-      AND length(part) > 1 AND part ~ '[[:alpha:]]'
+      AND length(p.part) > 1 AND p.part ~ '[[:alpha:]]'
 $$;
 
 DROP INDEX chunks_tsv_idx;
