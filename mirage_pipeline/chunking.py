@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -115,6 +116,17 @@ def _chapters(doc: ParsedDocument) -> list[tuple[Section | None, list[tuple[list
 
 # A level-1 section holds the book when at least this share of the document's text is in it.
 BOOK_SHARE = 0.8
+
+
+_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$")
+
+
+def table_header(text: str) -> str | None:
+    """A Markdown table's header: its first line and the `|---|` rule under it, or None."""
+    lines = text.split("\n", 2)
+    if len(lines) == 3 and _TABLE_RULE.match(lines[1]) and "|" in lines[0]:
+        return f"{lines[0]}\n{lines[1]}"
+    return None
 
 
 def _book_wrapper(doc: ParsedDocument) -> Section | None:
@@ -223,9 +235,22 @@ class _Builder:
             if n <= target:
                 pieces.append(_Piece(block.text, n, section, block))
                 continue
-            for part in split_block(block.text, self.count, target):
+            for part in self._split(block, target):
                 pieces.append(_Piece(part, self.count(part) + JOIN_SLACK, section, block))
         return pieces
+
+    def _split(self, block: Block, target: int) -> list[str]:
+        """A block too long for one chunk in parts; each part of a table with a header row
+        (a Markdown table: a `|---|` line under it) starts with that header, so the rows of a
+        later part still say what their columns are."""
+        header = table_header(block.text) if block.kind == "table" else None
+        if header is None:
+            return split_block(block.text, self.count, target)
+        body = block.text[len(header) :].lstrip("\n")
+        room = target - self.count(header) - JOIN_SLACK
+        if room < target // 2:  # a header that long leaves no room for rows
+            return split_block(block.text, self.count, target)
+        return [f"{header}\n{part}" for part in split_block(body, self.count, room)]
 
     def _overlap(self, emitted: list[_Piece], section: Section) -> list[_Piece]:
         """The end of the previous chunk, when it is the same section, as the next one's start."""

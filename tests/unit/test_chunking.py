@@ -270,3 +270,25 @@ def test_a_markdown_file_of_several_chapters_cites_each_one(count) -> None:
         [c.structure["chapter"] for c in chunks], key=["Install", "Use"].index
     )
     assert {c.structure["chapter"] for c in chunks} == {"Install", "Use"}
+
+
+def test_each_part_of_a_long_table_starts_with_its_header(count) -> None:
+    header = "| Option | Meaning |\n|---|---|"
+    rows = [f"| --flag-{i} | turns feature {i} on for every build of it |" for i in range(90)]
+    table = Block("table", "\n".join([header, *rows]))
+    doc = ParsedDocument("markdown", "Ref", Section("", 0, children=[Section("Flags", 1, [table])]))
+    chunks = chunk_document(doc, count, ChunkingPolicy.for_window(512))
+    assert len(chunks) >= 3
+    for chunk in chunks:
+        assert chunk.content.startswith(header + "\n| --flag-")
+        assert count(chunk.embed_text) <= 512
+    body = [ln for c in chunks for ln in c.content.split("\n")[2:]]
+    assert body == rows  # every row once, in order
+
+
+def test_a_table_without_a_header_rule_is_split_as_before(count) -> None:
+    rows = [f"flag-{i} | turns feature {i} on for every build of the package" for i in range(90)]
+    table = Block("table", "\n".join(rows))
+    doc = ParsedDocument("pdf", "Ref", Section("", 0, children=[Section("Flags", 1, [table])]))
+    chunks = chunk_document(doc, count, ChunkingPolicy.for_window(512))
+    assert [ln for c in chunks for ln in c.content.split("\n")] == rows
