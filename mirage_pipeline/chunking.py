@@ -114,10 +114,6 @@ def _chapters(doc: ParsedDocument) -> list[tuple[Section | None, list[tuple[list
     return found
 
 
-# A level-1 section holds the book when at least this share of the document's text is in it.
-BOOK_SHARE = 0.8
-
-
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$")
 
 
@@ -127,6 +123,10 @@ def table_header(text: str) -> str | None:
     if len(lines) == 3 and _TABLE_RULE.match(lines[1]) and "|" in lines[0]:
         return f"{lines[0]}\n{lines[1]}"
     return None
+
+
+# A level-1 section holds the book when at least this share of the document's text is in it.
+BOOK_SHARE = 0.8
 
 
 def _book_wrapper(doc: ParsedDocument) -> Section | None:
@@ -148,12 +148,12 @@ def _cited_chapters(wrapper: Section | None) -> dict[int, str]:
     """id of each section under `wrapper` → the titled section right below it that holds it."""
     if wrapper is None:
         return {}
-    cited: dict[int, str] = {}
-    for child in wrapper.children:
-        for _, section in child.walk():
-            if child.title:
-                cited[id(section)] = child.title
-    return cited
+    return {
+        id(section): child.title
+        for child in wrapper.children
+        if child.title
+        for _, section in child.walk()
+    }
 
 
 class _Builder:
@@ -167,7 +167,7 @@ class _Builder:
         self.metadata = chunk_metadata(doc.metadata)
         self.paths: dict[int, list[str]] = {}  # id of a section → its heading path
         self.cited = _cited_chapters(_book_wrapper(doc))
-        self._cited: tuple[int, str | None] | None = None  # the last chunk's chapter
+        self._last_cited: tuple[int, str | None] | None = None  # the last chunk's chapter
         self._in_chapter = 0  # chunks emitted in it
 
     def chapter(self, chapter: Section | None, sections: list[tuple[list[str], Section]]) -> None:
@@ -298,8 +298,8 @@ class _Builder:
                 return self._emit(chapter, pieces[:half]) + self._emit(chapter, pieces[half:])
         sections = list(dict.fromkeys(p.section.title for p in pieces if p.section.title))
         cited = self.cited.get(main, chapter.title if chapter else None)
-        if self._cited != (id(chapter), cited):
-            self._cited, self._in_chapter = (id(chapter), cited), 0
+        if self._last_cited != (id(chapter), cited):
+            self._last_cited, self._in_chapter = (id(chapter), cited), 0
         self._in_chapter += 1
         structure: dict[str, Any] = {
             "book": self.doc.title,
