@@ -3,6 +3,7 @@ query terms, the one statement that answers it (search_sql.py), and neighbours o
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -37,9 +38,13 @@ HEADLINE_OPTIONS = "MaxFragments=2, MaxWords=24, MinWords=8, FragmentDelimiter=\
 _FRAGMENT_DELIMITER = "\x1e"
 # websearch syntax the user may have meant: "phrases", -exclusions, or OR. The chunks matching
 # the query as written then rank ahead of the rest, their text score times EXACT_BOOST above
-# the best of the rest's (search_sql.py).
+# the best of the rest's (search_sql.py). OR is an operator in capitals only, as in web search
+# engines: "should I use a macro or an enumeration" is a question, and websearch_to_tsquery
+# would read it as (use & macro) | (enumeration & …), every chunk saying "enumeration" matching
+# it as written (and, in a big index, thousands of rows to check).
 EXACT_BOOST = 2.0
-_STRICT_SYNTAX = re.compile(r'"|(^|\s)-\w|\sor\s', re.IGNORECASE)
+_STRICT_SYNTAX = re.compile(r'"|(^|\s)-\w|\sOR\s')
+_LOWER_OR = re.compile(r"(?<!\S)(?!OR(?!\S))[oO][rR](?!\S)")
 
 # Each word of the query in every configuration the index uses, and whether the query's own
 # language keeps it: a word its own language drops ("the", "how", "и") is not looked for in the
@@ -90,6 +95,11 @@ class SearchPlan:
         return bool(_STRICT_SYNTAX.search(self.query))
 
 
+def as_written(text: str) -> str:
+    """The query for websearch_to_tsquery: a lower-case "or" is a word, not its operator."""
+    return _LOWER_OR.sub(" ", text)
+
+
 @dataclass(frozen=True)
 class QueryTerms:
     """The full-text leg's inputs: which lexemes pick candidates, and every one's weight."""
@@ -129,12 +139,14 @@ async def query_terms(conn: AsyncConnection, text: str, stats: IndexStats) -> Qu
         by_config.setdefault(cfg, []).append(lexeme)
     picks: set[str] = set()
     for lexemes in by_config.values():
-        rare = _rarest(tsv, [x for x in dict.fromkeys(lexemes) if not tsv.is_common(x)])
-        common = [_quoted(x) for x in dict.fromkeys(lexemes)]
+        lexemes = list(dict.fromkeys(lexemes))
+        rare = _rarest(tsv, [x for x in lexemes if not tsv.is_common(x)])
         if rare:
             picks.update(_quoted(x) for x in rare)
-        elif common:
-            picks.add("(" + " & ".join(common) + ")")
+        elif lexemes and tsv.rows * math.prod(tsv.share(x) for x in lexemes) <= PICK_ROWS:
+            # only common words: the chunks holding them all, unless those are thousands (a
+            # ranking of thousands by common words is slow and tells little: the vector leg's)
+            picks.add("(" + " & ".join(_quoted(x) for x in lexemes) + ")")
     lemmas = query_lemmas(text)
     rare_lemmas = _rarest(lemma_tsv, [x for x in lemmas if not lemma_tsv.is_common(x)])
     return QueryTerms(
@@ -190,6 +202,7 @@ def search_statement(
     params |= {
         "q": query_vector,
         "text": text,
+        "written": as_written(text),
         "project_id": project_id,
         "candidates": candidates,
         "part_candidates": 4 * candidates,  # windows: several per chunk

@@ -135,10 +135,10 @@ _EXACT_PICK = sql.SQL("""
     FROM chunks c
     WHERE c.index_id = {index_id} AND c.project_id = %(project_id)s {filters}
       AND ({strict_pick})""")
-_EXACT_MATCH = sql.SQL("c.tsv @@ websearch_to_tsquery(p.cfg, %(text)s)")
+_EXACT_MATCH = sql.SQL("c.tsv @@ websearch_to_tsquery(p.cfg, %(written)s)")
 _STRICT_PICK = sql.SQL(
     "(mirage_text_config(c.lang) = {cfg}::regconfig"
-    " AND c.tsv @@ websearch_to_tsquery({cfg}::regconfig, %(text)s))"
+    " AND c.tsv @@ websearch_to_tsquery({cfg}::regconfig, %(written)s))"
 )
 
 _FUSED = {

@@ -415,13 +415,14 @@ def test_hybrid_statement_uses_the_models_hnsw_indexes(database_url, local_embed
 
 
 async def test_common_lexemes_come_from_the_statistics_and_do_not_pick_candidates(
-    database_url, local_embedder
+    database_url, local_embedder, monkeypatch
 ) -> None:
     """A word in most chunks (by pg_stats) does not make a chunk a text candidate by itself,
     and weighs less than a rare one; a query of common words only still finds the chunks
     holding all of them."""
     import psycopg
 
+    from mirage_query import search
     from mirage_query.search import search_hybrid
     from mirage_query.term_stats import IndexStats, read_index_stats
 
@@ -453,3 +454,7 @@ async def test_common_lexemes_come_from_the_statistics_and_do_not_pick_candidate
         assert await text("samovar kettle", stats) == [passages[-1].content]
         # all words common: the chunks holding every one of them
         assert len(await text("kettle boils", stats)) == 41
+        # unless they are more than a pick may rank: then the vector leg's alone
+        monkeypatch.setattr(search, "PICK_ROWS", 30)
+        assert await text("kettle boils", stats) == []
+        assert await text("samovar kettle", stats) == [passages[-1].content]
