@@ -278,8 +278,8 @@ class _Builder:
             share[id(piece.section)] = share.get(id(piece.section), 0) + len(piece.text)
         return max(share, key=share.__getitem__)
 
-    def _emit(self, chapter: Section | None, pieces: list[_Piece]) -> int:
-        """Append the chunk of `pieces` (split again if it is over the window); how many."""
+    def _emit(self, chapter: Section | None, pieces: list[_Piece]) -> None:
+        """Append the chunk of `pieces` (split again if it is over the window)."""
         main = self._main_section(pieces)
         headings = self.paths[main]
         content = _join(pieces)
@@ -295,7 +295,9 @@ class _Builder:
                         _Piece(t, self.exact(t), pieces[0].section, pieces[0].block) for t in parts
                     ]
                 half = max(1, len(pieces) // 2)
-                return self._emit(chapter, pieces[:half]) + self._emit(chapter, pieces[half:])
+                self._emit(chapter, pieces[:half])
+                self._emit(chapter, pieces[half:])
+                return
         sections = list(dict.fromkeys(p.section.title for p in pieces if p.section.title))
         cited = self.cited.get(main, chapter.title if chapter else None)
         if self._last_cited != (id(chapter), cited):
@@ -334,7 +336,6 @@ class _Builder:
                 parts=tuple(chunk_parts(content)),
             )
         )
-        return 1
 
 
 def _language(pieces: list[_Piece], content: str) -> str:

@@ -1,6 +1,6 @@
 """The words of a query the full-text leg looks for (mirage_query.search.query_words)."""
 
-from mirage_query.search import query_words
+from mirage_query.search import SearchPlan, as_written, query_words
 
 
 def test_a_dotted_word_brings_the_words_inside_it():
@@ -26,8 +26,6 @@ def test_words_are_kept_once_in_order():
 
 def test_or_is_an_operator_in_capitals_only():
     """A lower-case "or" is a word of a question; websearch_to_tsquery would read it as OR."""
-    from mirage_query.search import SearchPlan, as_written
-
     assert not SearchPlan(query="should I use a macro or an enumeration").strict
     assert SearchPlan(query="macro OR enumeration").strict
     assert SearchPlan(query='"exact phrase" or not').strict  # the quotes are syntax
