@@ -23,6 +23,10 @@ _BLOCK_KINDS = {
     "html_block": "html",
 }
 _md = MarkdownIt("commonmark").enable("table")
+# HTML comments are notes to the writer, not text (Node.js's API docs keep YAML history in
+# them: `<!-- YAML added: v10.0.0 changes: … -->` before most sections); a code block's are code.
+_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
+_CODE_SPAN = re.compile(r"(`+)(?:.|\n)*?(?<!`)\1(?!`)")
 
 
 def split_front_matter(text: str) -> tuple[dict[str, Any], str, int, list[str]]:
@@ -68,6 +72,8 @@ def parse_markdown(data: bytes, name: str) -> ParsedDocument:
             stack.append(section)
         elif tok.type in _BLOCK_KINDS:
             raw = "\n".join(lines[start:end]).strip("\n")
+            if _BLOCK_KINDS[tok.type] != "code":
+                raw = _without_comments(raw).strip("\n")
             if raw.strip():
                 stack[-1].blocks.append(
                     Block(
@@ -83,6 +89,15 @@ def parse_markdown(data: bytes, name: str) -> ParsedDocument:
     return ParsedDocument(
         format="markdown", title=title, root=root, metadata=metadata, warnings=warnings
     )
+
+
+def _without_comments(text: str) -> str:
+    """`text` without its HTML comments, but those quoted in `code spans`."""
+    out, at = [], 0
+    for span in _CODE_SPAN.finditer(text):
+        out += [_COMMENT.sub("", text[at : span.start()]), span.group(0)]
+        at = span.end()
+    return "".join(out) + _COMMENT.sub("", text[at:])
 
 
 def _inline_text(content: str) -> str:

@@ -379,3 +379,20 @@ def test_policy_errors_are_named() -> None:
     with pytest.raises(ParseError, match="unknown preset"):
         policy_from_mapping({"indexing": {"markdown": {"preset": "nope"}}})
     assert policy_from_mapping({"project_id": "demo"}) is None  # a CLI .mirage.yaml
+
+
+def test_markdown_html_comments_are_not_text_but_code_keeps_them():
+    from mirage_pipeline.parsing import parse_document
+
+    text = (
+        "# fs\n\n## fs.access(path)\n\n<!-- YAML\nadded: v0.11.15\nchanges:\n"
+        "  - version: v6.3.0\n-->\n\nTests a user's permissions <!-- TODO: link --> for a file.\n\n"
+        "Write `<!-- note -->` to leave a note.\n\n```html\n<!-- kept: code -->\n```\n"
+    )
+    doc = parse_document(text.encode(), "fs.md")
+    blocks = [b.text for _, s in doc.root.walk() for b in s.blocks]
+    assert blocks == [
+        "Tests a user's permissions  for a file.",
+        "Write `<!-- note -->` to leave a note.",
+        "```html\n<!-- kept: code -->\n```",
+    ]
