@@ -28,6 +28,10 @@ ENV PATH=/opt/venv/bin:$PATH \
     PYTHONDONTWRITEBYTECODE=1 \
     MIRAGE_HOME=/tmp/mirage \
     DAGSTER_HOME=/opt/dagster/dagster_home
+# the English-Russian dictionary search translates questions with (mirage_query/translation.py)
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends mueller7-dict \
+    && rm -rf /var/lib/apt/lists/*
 RUN groupadd --system --gid 10001 mirage \
     && useradd --system --uid 10001 --gid 10001 --home-dir /tmp/mirage --shell /usr/sbin/nologin mirage \
     && mkdir -p /opt/dagster/dagster_home /data/documents \

@@ -32,6 +32,7 @@ from mirage_query.schemas import Health
 from mirage_query.search_api import batch_search, search
 from mirage_query.settings import ServiceSettings, read_api_keys
 from mirage_query.term_stats import IndexStatsCache
+from mirage_query.translation import load_dictionary
 
 log = logging.getLogger("mirage_query")
 
@@ -87,6 +88,7 @@ def create_app(settings: ServiceSettings, *, embedder: Embedder | None = None) -
             if hasattr(embedder, "warm_up"):  # load the model now, not on the first search
                 await anyio.to_thread.run_sync(embedder.warm_up)
         await anyio.to_thread.run_sync(query_lemmas, "словарь")  # the Russian dictionary too
+        app.state.dictionary = await anyio.to_thread.run_sync(load_dictionary, settings.dictionary)
         timeout = settings.query_embed_timeout
         try:
             index, failure = await anyio.to_thread.run_sync(

@@ -17,7 +17,8 @@ from mirage_pipeline.morphology import query_lemmas
 from mirage_pipeline.store.schema import EmbeddingIndex
 from mirage_query.schemas import DocumentRef, Filters, Scores, SearchResult
 from mirage_query.search_sql import build_search_sql
-from mirage_query.term_stats import IndexStats, TermStats
+from mirage_query.term_stats import IndexStats, TermStats, quoted
+from mirage_query.translation import Dictionary, TranslatedTerm, translated_terms
 
 DEFAULT_RRF_K = 60
 DEFAULT_TEXT_WEIGHT = 0.4  # of the full-text leg in the fusion; the vector leg has 1 - it
@@ -119,14 +120,12 @@ def clean_query(text: str) -> str:
     return text.replace("\x00", " ").encode("utf-8", "replace").decode("utf-8")
 
 
-def _quoted(lexeme: str) -> str:
-    """A lexeme as tsquery input: quoted, quotes doubled, backslashes escaped."""
-    return "'" + lexeme.replace("\\", "\\\\").replace("'", "''") + "'"
-
-
-async def query_terms(conn: AsyncConnection, text: str, stats: IndexStats) -> QueryTerms:
-    """The query's lexemes in every configuration the index uses, and its Russian lemmas,
-    weighted by how rare they are (term_stats.py)."""
+async def query_terms(
+    conn: AsyncConnection, text: str, stats: IndexStats, dictionary: Dictionary | None = None
+) -> QueryTerms:
+    """The query's lexemes in every configuration the index uses, its Russian lemmas, and its
+    words translated into the index's other language (translation.py), weighted by how rare
+    they are (term_stats.py)."""
     params = {
         "words": query_words(text),
         "configs": list(stats.configs),
@@ -134,6 +133,10 @@ async def query_terms(conn: AsyncConnection, text: str, stats: IndexStats) -> Qu
     }
     found = list(dict.fromkeys(await (await conn.execute(_QUERY_LEXEMES, params)).fetchall()))
     tsv, lemma_tsv = stats.column("tsv"), stats.column("lemma_tsv")
+    translated, replaced = await translated_terms(
+        conn, dictionary, text, identify_language(text), stats.configs, tsv
+    )
+    found = [row for row in found if row not in replaced]
     by_config: dict[str, list[str]] = {}
     for cfg, lexeme in found:
         by_config.setdefault(cfg, []).append(lexeme)
@@ -142,22 +145,33 @@ async def query_terms(conn: AsyncConnection, text: str, stats: IndexStats) -> Qu
         lexemes = list(dict.fromkeys(lexemes))
         rare = _rarest(tsv, [x for x in lexemes if not tsv.is_common(x)])
         if rare:
-            picks.update(_quoted(x) for x in rare)
+            picks.update(quoted(x) for x in rare)
         elif lexemes and tsv.rows * math.prod(tsv.share(x) for x in lexemes) <= PICK_ROWS:
             # only common words: the chunks holding them all, unless those are thousands (a
             # ranking of thousands by common words is slow and tells little: the vector leg's)
-            picks.add("(" + " & ".join(_quoted(x) for x in lexemes) + ")")
+            picks.add("(" + " & ".join(quoted(x) for x in lexemes) + ")")
+    rare = sorted((t for t in translated if t.share * tsv.rows < tsv.min_rows), key=_share)
+    rows = 0.0
+    for term in rare:  # the rarest, within PICK_ROWS, as for the question's own words
+        rows += term.share * tsv.rows
+        if rows > PICK_ROWS and term is not rare[0]:
+            break
+        picks.add(f"({term.query})")
     lemmas = query_lemmas(text)
     rare_lemmas = _rarest(lemma_tsv, [x for x in lemmas if not lemma_tsv.is_common(x)])
     return QueryTerms(
         pick=" | ".join(sorted(picks)) or None,
-        lemma_pick=" | ".join(_quoted(x) for x in rare_lemmas) or None,
-        configs=[cfg for cfg, _ in found],
-        lexemes=[_quoted(lexeme) for _, lexeme in found],
-        weights=[tsv.idf(lexeme) for _, lexeme in found],
-        lemmas=[_quoted(x) for x in lemmas],
+        lemma_pick=" | ".join(quoted(x) for x in rare_lemmas) or None,
+        configs=[cfg for cfg, _ in found] + [t.config for t in translated],
+        lexemes=[quoted(lexeme) for _, lexeme in found] + [t.query for t in translated],
+        weights=[tsv.idf(lexeme) for _, lexeme in found] + [t.weight for t in translated],
+        lemmas=[quoted(x) for x in lemmas],
         lemma_weights=[lemma_tsv.idf(x) for x in lemmas],
     )
+
+
+def _share(term: TranslatedTerm) -> float:
+    return term.share
 
 
 def query_words(text: str) -> list[str]:
@@ -255,14 +269,16 @@ async def search_hybrid(
     plan: SearchPlan,
     query_vector: np.ndarray | None,
     stats: IndexStats | None = None,
+    dictionary: Dictionary | None = None,
 ) -> list[SearchResult]:
     """The best chunks of one project for `plan`, best first, with neighbours if asked.
 
-    `stats`: the index's term statistics (IndexStatsCache), for the full-text leg."""
+    `stats`: the index's term statistics (IndexStatsCache), for the full-text leg;
+    `dictionary`: translates the question's words for it (translation.py)."""
     stats = stats or IndexStats()
     terms = None
     if plan.mode != "vector":
-        terms = await query_terms(conn, clean_query(plan.query), stats)
+        terms = await query_terms(conn, clean_query(plan.query), stats, dictionary)
     statement, params = search_statement(
         index, project_id, plan, query_vector, terms, stats.configs
     )

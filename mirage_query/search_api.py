@@ -82,7 +82,7 @@ async def search(project: str, data: SearchRequest, request: Request) -> list[Se
     async with state.pool.connection() as conn:
         stats = await _term_stats(request, conn, [plan])
         vector = vectors[0] if vectors else None
-        return await search_hybrid(conn, index, project_id, plan, vector, stats)
+        return await search_hybrid(conn, index, project_id, plan, vector, stats, state.dictionary)
 
 
 @post(
@@ -121,7 +121,7 @@ async def batch_search(project: str, data: BatchRequest, request: Request) -> Ba
     async with state.pool.connection() as conn:
         stats = await _term_stats(request, conn, plans)
         results = [
-            await search_hybrid(conn, index, project_id, plan, vector, stats)
+            await search_hybrid(conn, index, project_id, plan, vector, stats, state.dictionary)
             for plan, vector in zip(plans, vectors, strict=True)
         ]
     return BatchResponse(results=list(results), union=fuse(results, state.settings.rrf_k))

@@ -7,8 +7,10 @@
   one sentence of a long passage still finds the passage). A filtered search takes its
   candidates from the chunks' own HNSW index instead (filters are on chunk rows).
 - **Full-text leg**: chunks holding an informative lexeme of the query (in the chunk's own
-  language configuration) or one of its Russian lemmas; each scored as Σ idf × ts_rank over
-  the query's lexemes and lemmas (BM25's shape; weights from `term_stats`). A query written
+  language configuration), one of its Russian lemmas, or a translation of one of its words
+  (translation.py: terms of the other language's configuration); each scored as
+  Σ idf × ts_rank over the query's lexemes and lemmas (BM25's shape; weights from
+  `term_stats`). A query written
   in websearch syntax ("phrase", -word, OR) is ranked the same way, and the chunks that match
   it as written rank ahead of the rest (EXACT_BOOST over the best of the rest, full
   coverage): the syntax re-ranks, it never empties
@@ -100,7 +102,8 @@ txt_pool AS (
 txt_scored AS (
     SELECT p.id, p.cfg, sum(r.w * r.rank) AS score,
            coalesce(sum(r.w) FILTER (WHERE r.rank > 0), 0) AS matched,
-           bool_and({exact_match}) AS exact
+           bool_and({exact_match}) AS exact,
+           bool_and(c.lemma_tsv <> ''::tsvector) AS lemmatized
     FROM txt_pool p JOIN chunks c ON c.id = p.id
     CROSS JOIN LATERAL (
         SELECT t.w, ts_rank(c.tsv, t.q, 1) AS rank FROM terms t WHERE t.cfg = p.cfg
@@ -110,7 +113,7 @@ txt_scored AS (
     GROUP BY p.id, p.cfg
 ),
 txt_exact AS (
-    SELECT id, cfg, matched, exact,
+    SELECT id, cfg, matched, exact, lemmatized,
            CASE WHEN exact THEN %(exact_boost)s * score + 1e-6 + s.rest ELSE score END AS score
     FROM txt_scored
     -- ahead of every chunk not matching the query as written, however rare its words
@@ -119,8 +122,10 @@ txt_exact AS (
 txt AS (
     SELECT id, score,
            CASE WHEN exact THEN 1.0 ELSE
+           -- of the terms it could hold: the lemmas count for a chunk with Cyrillic words only
            matched / nullif((SELECT coalesce(sum(t.w), 0) FROM terms t WHERE t.cfg = s.cfg)
-                          + (SELECT coalesce(sum(l.w), 0) FROM lemma_terms l), 0) END AS coverage,
+                          + (SELECT coalesce(sum(l.w), 0) FROM lemma_terms l WHERE lemmatized),
+                            0) END AS coverage,
            row_number() OVER (ORDER BY score DESC, id) AS rank
     FROM txt_exact s
     WHERE score > 0

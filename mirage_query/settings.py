@@ -38,6 +38,9 @@ class ServiceSettings(Settings):
     rrf_k: int = 60
     text_weight: float = 0.4  # of the full-text leg in the fusion
     request_body_timeout: float = 30.0  # seconds the service waits for more of a request body
+    # English-Russian dictionary for search across languages (translation.py); None: the
+    # first of translation.DEFAULT_PATHS that exists
+    dictionary: Path | None = None
     # unset: database `dagster` of the same server; kept out of repr (it may hold a password)
     dagster_database_url: str | None = field(default=None, repr=False)
     stacks_dir: Path = field(default_factory=lambda: Path.home() / ".config" / "mirage" / "stacks")
@@ -66,6 +69,7 @@ class ServiceSettings(Settings):
                 "MIRAGE_REQUEST_BODY_TIMEOUT", env.get("MIRAGE_REQUEST_BODY_TIMEOUT"), 30.0
             ),
             dagster_database_url=env.get("MIRAGE_DAGSTER_DATABASE_URL") or None,
+            dictionary=Path(env["MIRAGE_DICTIONARY"]) if env.get("MIRAGE_DICTIONARY") else None,
             stacks_dir=Path(config_home) / "mirage" / "stacks",
             home_given=bool(env.get("MIRAGE_HOME")),
             api_url_given=bool(env.get("MIRAGE_API_URL")),

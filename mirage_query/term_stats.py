@@ -47,6 +47,11 @@ BASE_CONFIGS = ("english", "russian", "simple")
 _GENERATION_SQL = "SELECT generation FROM index_statistics"
 
 
+def quoted(lexeme: str) -> str:
+    """A lexeme as tsquery input: quoted, quotes doubled, backslashes escaped."""
+    return "'" + lexeme.replace("\\", "\\\\").replace("'", "''") + "'"
+
+
 @dataclass(frozen=True)
 class TermStats:
     """Document frequencies of one `tsvector` column, as shares of its rows."""
@@ -62,8 +67,12 @@ class TermStats:
 
     def idf(self, lexeme: str) -> float:
         """BM25's inverse document frequency (never below zero)."""
+        return self.idf_of_share(self.share(lexeme))
+
+    def idf_of_share(self, share: float) -> float:
+        """The idf of a term in `share` of the rows."""
         n = max(self.rows, 1.0)
-        df = self.share(lexeme) * n
+        df = share * n
         return math.log(1.0 + (n - df + 0.5) / (df + 0.5))
 
     def is_common(self, lexeme: str) -> bool:
