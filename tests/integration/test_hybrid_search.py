@@ -17,6 +17,7 @@ from mirage_query.app import create_app
 from mirage_query.schemas import Filters
 from mirage_query.search import QueryTerms, SearchPlan, search_statement
 from mirage_query.settings import ServiceSettings
+from tests.support.dictionary import write_dictionary
 from tests.support.seed import Passage, write_document
 
 pytestmark = pytest.mark.integration
@@ -93,8 +94,11 @@ async def seeded(database_url: str, local_embedder, tmp_path: Path):
             [Passage(f"The secret project also logs {CODE} about tomatoes and Mars.", "Secret")],
         ),
     }
+    # a dictionary without these words: the fusion's arithmetic here is without translated
+    # terms (test_cross_language.py covers those)
+    dictionary = write_dictionary(tmp_path / "empty.dict", "")
     settings = ServiceSettings.from_env({"MIRAGE_HOME": str(tmp_path)}).with_overrides(
-        database_url=database_url, api_keys=("k",)
+        database_url=database_url, api_keys=("k",), dictionary=dictionary
     )
     async with AsyncTestClient(app=create_app(settings, embedder=local_embedder)) as client:
         yield client, ids
