@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 from uuid import UUID
 
 import numpy as np
@@ -17,8 +18,10 @@ from mirage_pipeline.morphology import query_lemmas
 from mirage_pipeline.store.schema import EmbeddingIndex
 from mirage_query.schemas import DocumentRef, Filters, Scores, SearchResult
 from mirage_query.search_sql import build_search_sql
-from mirage_query.term_stats import IndexStats, TermStats, quoted
+from mirage_query.term_stats import IndexStats, quoted
 from mirage_query.translation import Dictionary, TranslatedTerm, translated_terms
+
+_T = TypeVar("_T")
 
 DEFAULT_RRF_K = 60
 DEFAULT_TEXT_WEIGHT = 0.4  # of the full-text leg in the fusion; the vector leg has 1 - it
@@ -143,22 +146,20 @@ async def query_terms(
     picks: set[str] = set()
     for lexemes in by_config.values():
         lexemes = list(dict.fromkeys(lexemes))
-        rare = _rarest(tsv, [x for x in lexemes if not tsv.is_common(x)])
+        rare = _rarest(tsv.rows, [x for x in lexemes if not tsv.is_common(x)], tsv.share)
         if rare:
             picks.update(quoted(x) for x in rare)
         elif lexemes and tsv.rows * math.prod(tsv.share(x) for x in lexemes) <= PICK_ROWS:
             # only common words: the chunks holding them all, unless those are thousands (a
             # ranking of thousands by common words is slow and tells little: the vector leg's)
             picks.add("(" + " & ".join(quoted(x) for x in lexemes) + ")")
-    rare = sorted((t for t in translated if t.share * tsv.rows < tsv.min_rows), key=_share)
-    rows = 0.0
-    for term in rare:  # the rarest, within PICK_ROWS, as for the question's own words
-        rows += term.share * tsv.rows
-        if rows > PICK_ROWS and term is not rare[0]:
-            break
-        picks.add(f"({term.query})")
+    # the rarest translations pick, within PICK_ROWS, as the question's own words do
+    rare_translations = [t for t in translated if t.share * tsv.rows < tsv.min_rows]
+    picks.update(f"({t.query})" for t in _rarest(tsv.rows, rare_translations, _share))
     lemmas = query_lemmas(text)
-    rare_lemmas = _rarest(lemma_tsv, [x for x in lemmas if not lemma_tsv.is_common(x)])
+    rare_lemmas = _rarest(
+        lemma_tsv.rows, [x for x in lemmas if not lemma_tsv.is_common(x)], lemma_tsv.share
+    )
     return QueryTerms(
         pick=" | ".join(sorted(picks)) or None,
         lemma_pick=" | ".join(quoted(x) for x in rare_lemmas) or None,
@@ -186,15 +187,16 @@ def query_words(text: str) -> list[str]:
     return list(dict.fromkeys(words))
 
 
-def _rarest(stats: TermStats, lexemes: list[str]) -> list[str]:
-    """The rarest of `lexemes` whose chunks together stay within PICK_ROWS (at least one): the
-    candidates a full-text leg ranks are bounded, and the rarest words are the telling ones."""
-    picked, rows = [], 0.0
-    for lexeme in sorted(lexemes, key=stats.share):
-        rows += stats.share(lexeme) * stats.rows
-        if picked and rows > PICK_ROWS:
+def _rarest(rows: float, terms: list[_T], share: Callable[[_T], float]) -> list[_T]:
+    """The rarest of `terms` (by their `share` of the index's `rows`) whose chunks together
+    stay within PICK_ROWS (at least one): the candidates a full-text leg ranks are bounded,
+    and the rarest words are the telling ones."""
+    picked, total = [], 0.0
+    for term in sorted(terms, key=share):
+        total += share(term) * rows
+        if picked and total > PICK_ROWS:
             break
-        picked.append(lexeme)
+        picked.append(term)
     return picked
 
 
