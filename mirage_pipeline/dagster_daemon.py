@@ -8,13 +8,53 @@ up to 5 s to be seen, then up to 5 s more to be found settled. `mirage up` and t
 start the daemon through this module so the documents sensor can tick every second. A Dagster
 without that constant runs unchanged (at its own pace), with a warning.
 
+Dagster's daemon also drops its code servers every 60 s (`RELOAD_WORKSPACE_INTERVAL`) and starts
+new ones: in the local stack, where the daemon runs its own code server, that is a process that
+imports Dagster and the code location and preloads its fork server — about 5 CPU-seconds a
+minute taken from whatever is being indexed (a 320-page PDF: ~2.5 s of its ~90 s on two cores),
+and from an idle machine. Here the daemon keeps a code server of its own that is alive for up
+to `KEEP_CODE_SERVER_SECONDS`, and starts a new one within a minute when it died; a workspace
+with no server of the daemon's own (the Helm chart's code location is a server of its own)
+refreshes at Dagster's pace, so a redeployed code location is still picked up within a minute.
+
     python -m mirage_pipeline.dagster_daemon run -w workspace.yaml
 """
 
 import sys
+import time
 import warnings
 
 SENSOR_LOOP_SECONDS = 1
+KEEP_CODE_SERVER_SECONDS = 3600
+
+
+def servers_alive(registry: object) -> bool:
+    """Whether the daemon's registry of code servers it started holds some, all of them
+    running (a failed load, a dead process or none at all: no)."""
+    entries = list(getattr(registry, "_active_entries", {}).values())
+    processes = [getattr(getattr(e, "process", None), "server_process", None) for e in entries]
+    return bool(processes) and all(p is not None and p.poll() is None for p in processes)
+
+
+def keep_code_servers() -> bool:
+    """Refresh the daemon's workspace only when its own code servers died or are old; False
+    when this Dagster's controller is not the one this was written for."""
+    from dagster._daemon import controller
+
+    daemon = getattr(controller, "DagsterDaemonController", None)
+    original = getattr(daemon, "check_workspace_freshness", None)
+    if original is None:
+        return False
+
+    def check_workspace_freshness(self: object, last_workspace_update_time: float) -> float:
+        age = time.time() - last_workspace_update_time
+        registry = getattr(self, "_grpc_server_registry", None)
+        if age < KEEP_CODE_SERVER_SECONDS and servers_alive(registry):
+            return last_workspace_update_time
+        return original(self, last_workspace_update_time)
+
+    daemon.check_workspace_freshness = check_workspace_freshness
+    return True
 
 
 def main() -> int:
@@ -35,6 +75,11 @@ def main() -> int:
     if not dagster_dequeue.install():
         warnings.warn(
             "this Dagster's run queue is its own: runs wait for its interval", stacklevel=1
+        )
+    if not keep_code_servers():
+        warnings.warn(
+            "this Dagster's daemon refreshes its workspace its own way: a new code server a minute",
+            stacklevel=1,
         )
     if hasattr(sensor, "MIN_INTERVAL_LOOP_TIME"):
         sensor.MIN_INTERVAL_LOOP_TIME = SENSOR_LOOP_SECONDS
