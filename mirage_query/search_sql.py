@@ -16,14 +16,14 @@
   coverage): the syntax re-ranks, it never empties
   a result — a question about `dpkg-buildpackage -us -uc` or "this or that" is still a question.
 - **Fusion**: score-aware by default — the vector leg's similarities min-max scaled over its
-  candidates, the text leg's scores scaled by their maximum and by the share of the query's
-  term weight the chunk holds (its coverage: see FULL_COVERAGE in search.py), combined with
-  weights — so a confident hit of one leg is not buried by passages both legs found at
-  middling ranks, and a chunk matching a word or two of the query weighs little. Where the
-  full-text leg is blind — a chunk of a document holding no text in the query's language (a
-  Russian question about an English book) — it abstains: its share is the vector leg's scaled
-  score, or its own if higher, not a zero. Or Reciprocal Rank Fusion (`Σ weight / (k +
-  rank)`), the plain recipe, on request.
+  candidates, its last candidate above zero (VECTOR_FLOOR in search.py), the text leg's scores
+  scaled by their maximum and by the share of the query's term weight the chunk holds (its
+  coverage: see FULL_COVERAGE in search.py), combined with weights — so a confident hit of one
+  leg is not buried by passages both legs found at middling ranks, and a chunk matching a word
+  or two of the query weighs little. Where the full-text leg is blind — a chunk of a document
+  holding no text in the query's language (a Russian question about an English book) — it
+  abstains: its share is the vector leg's scaled score, or its own if higher, not a zero. Or
+  Reciprocal Rank Fusion (`Σ weight / (k + rank)`), the plain recipe, on request.
 
 Index ids and dimensions are literals, not parameters: the planner must see `index_id = <id>`
 and `embedding::vector(<d>)` to use that model's partial HNSW indexes.
@@ -150,7 +150,8 @@ _FUSED = {
     ("hybrid", "score"): sql.SQL("""
 vec_scaled AS (
     SELECT v.id, v.similarity, v.rank,
-           coalesce((v.similarity - s.low) / nullif(s.high - s.low, 0), 0) AS scaled,
+           coalesce((v.similarity - s.low + %(vector_floor)s * (s.high - s.low))
+                    / nullif((1 + %(vector_floor)s) * (s.high - s.low), 0), 0) AS scaled,
            %(language)s::text IS NOT NULL AND NOT EXISTS (
                SELECT 1 FROM chunks l
                WHERE l.document_id = v.document_id

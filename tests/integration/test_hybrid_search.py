@@ -15,7 +15,7 @@ from mirage_pipeline.store import prepare_database
 from mirage_pipeline.store.connections import connect
 from mirage_query.app import create_app
 from mirage_query.schemas import Filters
-from mirage_query.search import QueryTerms, SearchPlan, search_statement
+from mirage_query.search import VECTOR_FLOOR, QueryTerms, SearchPlan, search_statement
 from mirage_query.settings import ServiceSettings
 from tests.support.dictionary import write_dictionary
 from tests.support.seed import Passage, write_document
@@ -104,6 +104,13 @@ async def seeded(database_url: str, local_embedder, tmp_path: Path):
         yield client, ids
 
 
+def vector_scaled(similarity: float, sims: list[float]) -> float:
+    """The vector leg's share in the fusion: scaled from its last candidate (VECTOR_FLOOR /
+    (1 + VECTOR_FLOOR)) to its best (1)."""
+    low, high = min(sims), max(sims)
+    return (similarity - low + VECTOR_FLOOR * (high - low)) / ((1 + VECTOR_FLOOR) * (high - low))
+
+
 async def search(client, body, project="library", status=200):
     response = await client.post(
         f"/api/v1/projects/{project}/search", json=body, headers={"X-API-Key": "k"}
@@ -179,7 +186,7 @@ async def test_a_text_match_of_few_query_words_counts_for_less(seeded):
     def text_share(hit: dict) -> float:
         """What the text leg added, over what 0.4 × its score scaled to the best would be."""
         s = hit["scores"]
-        vector = 0.6 * (s["vector"] - min(sims)) / (max(sims) - min(sims))
+        vector = 0.6 * vector_scaled(s["vector"], sims)
         return (hit["score"] - vector) / (0.4 * s["text"] / best_text)
 
     errors = next(h for h in hits if CODE in h["content"])
@@ -200,7 +207,7 @@ async def test_the_text_leg_abstains_on_documents_without_the_questions_language
     sims = [h["scores"]["vector"] for h in hits]
 
     def scaled(hit: dict) -> float:
-        return (hit["scores"]["vector"] - min(sims)) / (max(sims) - min(sims))
+        return vector_scaled(hit["scores"]["vector"], sims)
 
     english = [h for h in hits if h["document"]["id"] != str(ids["space"])]
     russian = [h for h in hits if h["document"]["id"] == str(ids["space"])]
@@ -224,8 +231,9 @@ async def test_a_question_whose_language_is_unknown_puts_no_document_out_of_reac
     russian = [h for h in hits if h["document"]["id"] == str(ids["space"])]
     assert russian and all(h["scores"]["text_rank"] is None for h in russian)
     for hit in russian:
-        scaled = (hit["scores"]["vector"] - min(sims)) / (max(sims) - min(sims))
-        assert hit["score"] == pytest.approx(0.6 * scaled, abs=1e-6)
+        assert hit["score"] == pytest.approx(
+            0.6 * vector_scaled(hit["scores"]["vector"], sims), abs=1e-6
+        )
 
 
 async def test_rrf_fusion_on_request(seeded, database_url, local_embedder, tmp_path):
