@@ -8,15 +8,17 @@
   candidates from the chunks' own HNSW index instead (filters are on chunk rows).
 - **Full-text leg**: chunks holding an informative lexeme of the query (in the chunk's own
   language configuration), one of its Russian lemmas, or a translation of one of its words
-  (translation.py: terms of the other language's configuration); each scored as
-  Σ idf × ts_rank over the query's lexemes and lemmas (BM25's shape; weights from
-  `term_stats`). A query written
+  (translation.py: terms of the other language's configuration); TEXT_POOL of them — those
+  holding the query's rarest terms first — each scored as Σ idf × ts_rank over the query's
+  lexemes and lemmas (BM25's shape; weights from `term_stats`). A query written
   in websearch syntax ("phrase", -word, OR) is ranked the same way, and the chunks that match
   it as written rank ahead of the rest (EXACT_BOOST over the best of the rest, full
   coverage): the syntax re-ranks, it never empties
   a result — a question about `dpkg-buildpackage -us -uc` or "this or that" is still a question.
 - **Fusion**: score-aware by default — the vector leg's similarities min-max scaled over its
-  candidates, its last candidate above zero (VECTOR_FLOOR in search.py), the text leg's scores
+  candidates, its last candidate above zero (VECTOR_FLOOR in search.py) and their spread taken
+  as at least VECTOR_SPREAD (candidates all about as near: their order tells little), the text
+  leg's scores
   scaled by their maximum and by the share of the query's term weight the chunk holds (its
   coverage: see FULL_COVERAGE in search.py), combined with weights — so a confident hit of one
   leg is not buried by passages both legs found at middling ranks, and a chunk matching a word
@@ -81,13 +83,20 @@ terms AS MATERIALIZED (
 lemma_terms AS MATERIALIZED (
     SELECT t.q::tsquery AS q, t.w FROM unnest(%(l_q)s::text[], %(l_w)s::float8[]) AS t(q, w)
 ),
+-- the chunks holding the query's rarest terms (KEEP_ROWS in search.py) first, then by one
+-- cheap ts_rank: a chunk holding a question's one rare word is not crowded out of the pool by
+-- more chunks repeating its common ones
 txt_matches AS (
-    SELECT c.id, mirage_text_config(c.lang) AS cfg, ts_rank(c.tsv, %(t_pick)s::tsquery) AS quick
+    SELECT c.id, mirage_text_config(c.lang) AS cfg,
+           coalesce(c.tsv @@ %(t_keep)s::tsquery, false) AS kept,
+           ts_rank(c.tsv, %(t_pick)s::tsquery) AS quick
     FROM chunks c
     WHERE c.index_id = {index_id} AND c.project_id = %(project_id)s {filters}
       AND c.tsv @@ %(t_pick)s::tsquery
     UNION ALL
-    SELECT c.id, mirage_text_config(c.lang), ts_rank(c.lemma_tsv, %(l_pick)s::tsquery)
+    SELECT c.id, mirage_text_config(c.lang),
+           coalesce(c.lemma_tsv @@ %(l_keep)s::tsquery, false),
+           ts_rank(c.lemma_tsv, %(l_pick)s::tsquery)
     FROM chunks c
     WHERE c.index_id = {index_id} AND c.project_id = %(project_id)s {filters}
       AND c.lemma_tsv @@ %(l_pick)s::tsquery{exact_pick}
@@ -96,7 +105,7 @@ txt_pool AS (
     SELECT id, max(cfg::text)::regconfig AS cfg
     FROM txt_matches
     GROUP BY id
-    ORDER BY sum(quick) DESC
+    ORDER BY bool_or(kept) DESC, sum(quick) DESC, id
     LIMIT %(text_pool)s
 ),
 txt_scored AS (
@@ -136,7 +145,7 @@ txt AS (
 # websearch syntax: the chunks matching the query as written, each parsed in its own language.
 _EXACT_PICK = sql.SQL("""
     UNION ALL
-    SELECT c.id, mirage_text_config(c.lang), 1e6::real
+    SELECT c.id, mirage_text_config(c.lang), true, 1e6::real
     FROM chunks c
     WHERE c.index_id = {index_id} AND c.project_id = %(project_id)s {filters}
       AND ({strict_pick})""")
@@ -150,15 +159,19 @@ _FUSED = {
     ("hybrid", "score"): sql.SQL("""
 vec_scaled AS (
     SELECT v.id, v.similarity, v.rank,
-           coalesce((v.similarity - s.low + %(vector_floor)s * (s.high - s.low))
-                    / nullif((1 + %(vector_floor)s) * (s.high - s.low), 0), 0) AS scaled,
+           coalesce((v.similarity - s.low + %(vector_floor)s * s.spread)
+                    / nullif((1 + %(vector_floor)s) * s.spread, 0), 0) AS scaled,
            %(language)s::text IS NOT NULL AND NOT EXISTS (
                SELECT 1 FROM chunks l
                WHERE l.document_id = v.document_id
                  AND mirage_text_config(l.lang) = mirage_text_config(%(language)s::text)
            ) AS text_blind
     FROM vec v
-    CROSS JOIN (SELECT min(similarity) AS low, max(similarity) AS high FROM vec) s
+    CROSS JOIN (
+        SELECT min(similarity) AS low,
+               greatest(max(similarity) - min(similarity), %(vector_spread)s) AS spread
+        FROM vec
+    ) s
 ),
 txt_scaled AS (
     SELECT t.id, t.rank, t.score,

@@ -15,7 +15,13 @@ from mirage_pipeline.store import prepare_database
 from mirage_pipeline.store.connections import connect
 from mirage_query.app import create_app
 from mirage_query.schemas import Filters
-from mirage_query.search import VECTOR_FLOOR, QueryTerms, SearchPlan, search_statement
+from mirage_query.search import (
+    VECTOR_FLOOR,
+    VECTOR_SPREAD,
+    QueryTerms,
+    SearchPlan,
+    search_statement,
+)
 from mirage_query.settings import ServiceSettings
 from tests.support.dictionary import write_dictionary
 from tests.support.seed import Passage, write_document
@@ -106,9 +112,9 @@ async def seeded(database_url: str, local_embedder, tmp_path: Path):
 
 def vector_scaled(similarity: float, sims: list[float]) -> float:
     """The vector leg's share in the fusion: scaled from its last candidate (VECTOR_FLOOR /
-    (1 + VECTOR_FLOOR)) to its best (1)."""
-    low, high = min(sims), max(sims)
-    return (similarity - low + VECTOR_FLOOR * (high - low)) / ((1 + VECTOR_FLOOR) * (high - low))
+    (1 + VECTOR_FLOOR)) to its best (1), over a spread of at least VECTOR_SPREAD."""
+    low, spread = min(sims), max(max(sims) - min(sims), VECTOR_SPREAD)
+    return (similarity - low + VECTOR_FLOOR * spread) / ((1 + VECTOR_FLOOR) * spread)
 
 
 async def search(client, body, project="library", status=200):
@@ -171,6 +177,30 @@ async def test_hybrid_fuses_the_legs_scores(seeded):
     assert top["score"] == pytest.approx(1.0)
     assert all(0 <= h["score"] <= 1 for h in hits)
     assert [h["score"] for h in hits] == sorted((h["score"] for h in hits), reverse=True)
+
+
+async def test_a_vector_leg_whose_candidates_are_all_about_as_near_weighs_less(seeded, monkeypatch):
+    """The vector leg is scaled over its candidates' spread of similarity, but never a spread
+    below VECTOR_SPREAD: when they are all about as near, its best is not stretched to its full
+    weight. (The few passages here spread wider than the bundled model's usual minimum: the
+    minimum is raised for the test.)"""
+    from mirage_query import search as search_module
+
+    client, ids = seeded
+    query = {"query": "history of ancient Rome", "limit": 10}  # no passage is about it
+    before = await search(client, query)
+    monkeypatch.setattr(search_module, "VECTOR_SPREAD", 0.5)
+    after = await search(client, query)
+    english = [h for h in after if h["document"]["id"] != str(ids["space"])]
+    assert all(h["scores"]["text_rank"] is None for h in after)
+    sims = [h["scores"]["vector"] for h in after]
+    low, spread = min(sims), max(sims) - min(sims)
+    assert spread < 0.5
+    for hit in english:  # 0.6 × the vector leg's scaled share, nothing from the text leg
+        scaled = (hit["scores"]["vector"] - low + VECTOR_FLOOR * 0.5) / ((1 + VECTOR_FLOOR) * 0.5)
+        assert hit["score"] == pytest.approx(0.6 * scaled, abs=1e-6)
+    assert max(h["score"] for h in english) < 0.6 * (spread + 0.25) / 0.75 + 1e-6 < 0.6
+    assert [h["chunk_id"] for h in after] == [h["chunk_id"] for h in before]  # same order
 
 
 async def test_a_text_match_of_few_query_words_counts_for_less(seeded):
@@ -470,3 +500,41 @@ async def test_common_lexemes_come_from_the_statistics_and_do_not_pick_candidate
         monkeypatch.setattr(search, "PICK_ROWS", 30)
         assert await text("kettle boils", stats) == []
         assert await text("samovar kettle", stats) == [passages[-1].content]
+
+
+async def test_a_rare_word_of_the_question_keeps_its_chunk_in_the_text_pool(
+    database_url, local_embedder, monkeypatch
+) -> None:
+    """The full-text leg scores only a pool of its candidates, those holding the question's
+    rarest terms first: the one chunk holding its rare word is not crowded out by more chunks
+    than the pool holds repeating its common words."""
+    import psycopg
+
+    from mirage_query import search
+    from mirage_query.search import search_hybrid
+    from mirage_query.term_stats import read_index_stats
+
+    # the pool: 40 (a limit of 10's candidates), its rarest terms' share 10 chunks: the
+    # chunks repeating the common words outnumber both
+    monkeypatch.setattr(search, "TEXT_POOL", 20)
+    monkeypatch.setattr(search, "KEEP_ROWS", 10)
+    passages = [
+        Passage(f"Kettle {i}: the kettle boils water, water, water for the kettle.", "Kettle")
+        for i in range(60)
+    ]
+    passages.append(Passage("The samovar stands on the table beside a kettle.", "Samovar"))
+    write_document(database_url, local_embedder, "tearoom", "tearoom.md", passages)
+    index = prepare_database(database_url, local_embedder.name, local_embedder.dimension)
+    async with await psycopg.AsyncConnection.connect(database_url, autocommit=True) as conn:
+        await conn.execute("ANALYZE chunks")
+        stats = await read_index_stats(conn, min_rows=10_000)  # no word common: all pick
+        tsv = stats.column("tsv")
+        assert tsv.idf("samovar") > 2 * tsv.idf("water")
+        (project,) = await (
+            await conn.execute("SELECT id FROM projects WHERE name = 'tearoom'")
+        ).fetchone()
+        plan = SearchPlan(query="samovar kettle water", mode="text", limit=10)
+        params = search_statement(index, project, plan, None)[1]
+        assert params["text_pool"] < 60  # more chunks repeat the common words than it holds
+        hits = await search_hybrid(conn, index, project, plan, None, stats)
+        assert hits[0].content == passages[-1].content
