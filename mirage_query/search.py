@@ -176,8 +176,7 @@ async def query_terms(
     keep: set[str] = set()
     for lexemes in by_config.values():
         lexemes = list(dict.fromkeys(lexemes))
-        informative = [x for x in lexemes if not tsv.is_common(x)]
-        rare = _rarest(tsv.rows, informative, tsv.share)
+        rare = _rarest(tsv.rows, [x for x in lexemes if not tsv.is_common(x)], tsv.share)
         if rare:
             picks.update(quoted(x) for x in rare)
             keep.update(quoted(x) for x in _rarest(tsv.rows, rare, tsv.share, KEEP_ROWS))

@@ -18,14 +18,14 @@
 - **Fusion**: score-aware by default — the vector leg's similarities min-max scaled over its
   candidates, its last candidate above zero (VECTOR_FLOOR in search.py) and their spread taken
   as at least VECTOR_SPREAD (candidates all about as near: their order tells little), the text
-  leg's scores
-  scaled by their maximum and by the share of the query's term weight the chunk holds (its
-  coverage: see FULL_COVERAGE in search.py), combined with weights — so a confident hit of one
-  leg is not buried by passages both legs found at middling ranks, and a chunk matching a word
-  or two of the query weighs little. Where the full-text leg is blind — a chunk of a document
-  holding no text in the query's language (a Russian question about an English book) — it
-  abstains: its share is the vector leg's scaled score, or its own if higher, not a zero. Or
-  Reciprocal Rank Fusion (`Σ weight / (k + rank)`), the plain recipe, on request.
+  leg's scores scaled by their maximum and by the share of the query's term weight the chunk
+  holds (its coverage: see FULL_COVERAGE in search.py), combined with weights — so a confident
+  hit of one leg is not buried by passages both legs found at middling ranks, and a chunk
+  matching a word or two of the query weighs little. Where the full-text leg is blind — a
+  chunk of a document holding no text in the query's language (a Russian question about an
+  English book) — it abstains: its share is the vector leg's scaled score, or its own if
+  higher, not a zero. Or Reciprocal Rank Fusion (`Σ weight / (k + rank)`), the plain recipe,
+  on request.
 
 Index ids and dimensions are literals, not parameters: the planner must see `index_id = <id>`
 and `embedding::vector(<d>)` to use that model's partial HNSW indexes.

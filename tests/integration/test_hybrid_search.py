@@ -110,11 +110,18 @@ async def seeded(database_url: str, local_embedder, tmp_path: Path):
         yield client, ids
 
 
-def vector_scaled(similarity: float, sims: list[float]) -> float:
+def vector_scaled(similarity: float, sims: list[float], minimum: float = VECTOR_SPREAD) -> float:
     """The vector leg's share in the fusion: scaled from its last candidate (VECTOR_FLOOR /
-    (1 + VECTOR_FLOOR)) to its best (1), over a spread of at least VECTOR_SPREAD."""
-    low, spread = min(sims), max(max(sims) - min(sims), VECTOR_SPREAD)
+    (1 + VECTOR_FLOOR)) to its best (1), over a spread of at least `minimum`."""
+    low, spread = min(sims), max(max(sims) - min(sims), minimum)
     return (similarity - low + VECTOR_FLOOR * spread) / ((1 + VECTOR_FLOOR) * spread)
+
+
+async def project_id(conn, name: str) -> uuid.UUID:
+    (found,) = await (
+        await conn.execute("SELECT id FROM projects WHERE name = %s", (name,))
+    ).fetchone()
+    return found
 
 
 async def search(client, body, project="library", status=200):
@@ -194,10 +201,10 @@ async def test_a_vector_leg_whose_candidates_are_all_about_as_near_weighs_less(s
     english = [h for h in after if h["document"]["id"] != str(ids["space"])]
     assert all(h["scores"]["text_rank"] is None for h in after)
     sims = [h["scores"]["vector"] for h in after]
-    low, spread = min(sims), max(sims) - min(sims)
+    spread = max(sims) - min(sims)
     assert spread < 0.5
     for hit in english:  # 0.6 × the vector leg's scaled share, nothing from the text leg
-        scaled = (hit["scores"]["vector"] - low + VECTOR_FLOOR * 0.5) / ((1 + VECTOR_FLOOR) * 0.5)
+        scaled = vector_scaled(hit["scores"]["vector"], sims, minimum=0.5)
         assert hit["score"] == pytest.approx(0.6 * scaled, abs=1e-6)
     assert max(h["score"] for h in english) < 0.6 * (spread + 0.25) / 0.75 + 1e-6 < 0.6
     assert [h["chunk_id"] for h in after] == [h["chunk_id"] for h in before]  # same order
@@ -481,9 +488,7 @@ async def test_common_lexemes_come_from_the_statistics_and_do_not_pick_candidate
         assert "english" in stats.configs and "russian" in stats.configs
         default = await read_index_stats(conn)
         assert not default.column("tsv").is_common("kettl")  # 41 chunks: nothing is common yet
-        (project,) = await (
-            await conn.execute("SELECT id FROM projects WHERE name = 'kitchen'")
-        ).fetchone()
+        project = await project_id(conn, "kitchen")
 
         async def text(query: str, stats: IndexStats) -> list[str]:
             plan = SearchPlan(query=query, mode="text", limit=50)
@@ -530,9 +535,7 @@ async def test_a_rare_word_of_the_question_keeps_its_chunk_in_the_text_pool(
         stats = await read_index_stats(conn, min_rows=10_000)  # no word common: all pick
         tsv = stats.column("tsv")
         assert tsv.idf("samovar") > 2 * tsv.idf("water")
-        (project,) = await (
-            await conn.execute("SELECT id FROM projects WHERE name = 'tearoom'")
-        ).fetchone()
+        project = await project_id(conn, "tearoom")
         plan = SearchPlan(query="samovar kettle water", mode="text", limit=10)
         params = search_statement(index, project, plan, None)[1]
         assert params["text_pool"] < 60  # more chunks repeat the common words than it holds
