@@ -225,6 +225,44 @@ def test_rewriting_keeps_the_rows_of_unchanged_chunks(database_url: str) -> None
         assert count == 3
 
 
+def test_what_full_text_search_reads_of_a_long_chunk_stays_in_its_row(database_url: str) -> None:
+    """A full-text search runs `@@` and `ts_rank` on a candidate's tsvectors some twenty times:
+    they stay in the row (migration 0010), where a long chunk's text does not need to, and
+    the language → configuration function is inlined into the statement, not called per row."""
+    index = prepare_database(database_url, "local:multilingual-e5-small", 384)
+    rng = np.random.default_rng(3)
+    letters = list("абвгдежзиклмнопрстуфхцчшэюя")
+    words = ["".join(rng.choice(letters, int(rng.integers(6, 11)))) for _ in range(160)]
+    content = " ".join(words)  # a long chunk's worth of distinct words: ~2.5 kB tsvectors
+    chunk = dataclasses.replace(_doc_chunks([content])[0], lang="ru", lemmas=content)
+    with connect(database_url) as conn:
+        pid, doc = new_document(conn)
+        replace_chunks(
+            conn,
+            index=index,
+            document_id=doc,
+            project_id=pid,
+            chunks=[chunk],
+            embeddings=vectors(1, 384),
+            metadata={},
+        )
+        tsv_out, lemma_out, tsv_size = conn.execute(
+            "SELECT pg_column_toast_chunk_id(tsv) IS NOT NULL,"
+            " pg_column_toast_chunk_id(lemma_tsv) IS NOT NULL, pg_column_size(tsv)"
+            " FROM chunks WHERE document_id = %s",
+            (doc,),
+        ).fetchone()
+        plan = "\n".join(
+            row[0]
+            for row in conn.execute(
+                "EXPLAIN (VERBOSE) SELECT mirage_text_config(lang) FROM chunks"
+            ).fetchall()
+        )
+    assert tsv_size > 2000  # long enough that PostgreSQL would have moved it out of line
+    assert (tsv_out, lemma_out) == (False, False)
+    assert "mirage_text_config" not in plan and "CASE" in plan
+
+
 def _with_parts(texts: list[str], windows: int) -> list[Chunk]:
     return [
         dataclasses.replace(c, parts=tuple(f"{c.content} window {k}" for k in range(windows)))
