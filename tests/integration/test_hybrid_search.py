@@ -541,3 +541,33 @@ async def test_a_rare_word_of_the_question_keeps_its_chunk_in_the_text_pool(
         assert params["text_pool"] < 60  # more chunks repeat the common words than it holds
         hits = await search_hybrid(conn, index, project, plan, None, stats)
         assert hits[0].content == passages[-1].content
+
+
+async def test_a_latin_word_of_a_russian_question_counts_as_much_as_a_cyrillic_one(
+    database_url, local_embedder
+) -> None:
+    """A Cyrillic word matches by its stem and by its lemma, a Latin one (an option, a command)
+    by itself alone: each of the two takes half the word's weight (LEMMA_SHARE), so the one
+    passage holding the question's rare option is not outweighed by passages repeating its
+    Cyrillic words twice over."""
+    import psycopg
+
+    from mirage_query.search import search_hybrid
+    from mirage_query.term_stats import read_index_stats
+
+    drawing = "Команды рисования рисуют линии. Каждая команда рисования рисует контур."
+    passages = [Passage(f"{drawing} Пример {i}.", "Рисование", lang="ru") for i in range(12)]
+    passages += [
+        Passage(f"Глава {i} рассказывает о шрифтах и о переносах слов.", "Шрифты", lang="ru")
+        for i in range(48)
+    ]
+    passages.append(Passage("Опция withoutcolor отключает запись цвета.", "Опции", lang="ru"))
+    write_document(database_url, local_embedder, "metapost", "mpman.md", passages)
+    index = prepare_database(database_url, local_embedder.name, local_embedder.dimension)
+    async with await psycopg.AsyncConnection.connect(database_url, autocommit=True) as conn:
+        await conn.execute("ANALYZE chunks")
+        stats = await read_index_stats(conn, min_rows=10_000)  # no word common: all pick
+        project = await project_id(conn, "metapost")
+        plan = SearchPlan(query="withoutcolor в командах рисования", mode="text", limit=5)
+        hits = await search_hybrid(conn, index, project, plan, None, stats)
+    assert hits[0].content == passages[-1].content
