@@ -66,6 +66,11 @@ def lemma_text(text: str) -> str:
     return " ".join(_lemmas(text))
 
 
+def has_lemma(word: str) -> bool:
+    """Whether `word` (a word form or its stem) gets a lemma here: it holds Cyrillic letters."""
+    return _CYRILLIC_WORD.search(word) is not None
+
+
 def query_lemmas(text: str) -> list[str]:
     """The distinct lemmas of a query's Cyrillic words but stop words, in order."""
     return list(dict.fromkeys(_lemmas(text)))

@@ -14,7 +14,7 @@ import numpy as np
 from psycopg import AsyncConnection, sql
 
 from mirage_pipeline.language import detect_language, identify_language
-from mirage_pipeline.morphology import query_lemmas
+from mirage_pipeline.morphology import has_lemma, query_lemmas
 from mirage_pipeline.store.schema import EmbeddingIndex
 from mirage_query.schemas import DocumentRef, Filters, Scores, SearchResult
 from mirage_query.search_sql import build_search_sql
@@ -97,7 +97,6 @@ CROSS JOIN LATERAL unnest(tsvector_to_array(to_tsvector(v.cfg::regconfig, w.word
 WHERE to_tsvector(mirage_text_config(%(language)s), w.word) <> ''::tsvector
 """
 _WORD = re.compile(r"\w+(?:[-'.]\w+)*")
-_CYRILLIC = re.compile("[а-яё]")
 _PART_CUT = re.compile(r"[\W_]+")
 
 _NEIGHBOURS = sql.SQL("""
@@ -219,7 +218,7 @@ async def query_terms(
 
 def _stem_share(lexeme: str) -> float:
     """The share of a question's word its stem carries: LEMMA_SHARE when it has a lemma too."""
-    return LEMMA_SHARE if _CYRILLIC.search(lexeme) else 1.0
+    return LEMMA_SHARE if has_lemma(lexeme) else 1.0
 
 
 def _share(term: TranslatedTerm) -> float:
