@@ -43,7 +43,9 @@ SELECT DISTINCT mirage_text_config(v.lang)::text
 FROM pg_stats s CROSS JOIN LATERAL unnest(s.most_common_vals::text::text[]) AS v(lang)
 WHERE s.schemaname = current_schema() AND s.tablename = 'chunks' AND s.attname = 'lang'
 """
-BASE_CONFIGS = ("english", "russian", "simple")
+# Russian text is `mirage_russian`: `russian` keeping its Latin words (migration 0011).
+RUSSIAN_CONFIG = "mirage_russian"
+BASE_CONFIGS = ("english", RUSSIAN_CONFIG, "simple")
 _GENERATION_SQL = "SELECT generation FROM index_statistics"
 
 

@@ -33,7 +33,7 @@ from pathlib import Path
 from psycopg import AsyncConnection
 
 from mirage_pipeline.morphology import STOP_LEMMAS, lemma
-from mirage_query.term_stats import TermStats, quoted
+from mirage_query.term_stats import RUSSIAN_CONFIG, TermStats, quoted
 
 log = logging.getLogger(__name__)
 
@@ -48,7 +48,7 @@ ALTERNATIVES = 4  # translations of one Russian word into English, at most
 TRANSLATED_WEIGHT = 1.0
 
 # the language a question is in → the text-search configuration of the one it is translated to
-TARGETS = {"en": "russian", "ru": "english"}
+TARGETS = {"en": RUSSIAN_CONFIG, "ru": "english"}
 # a question's words, in the language it is translated to, match nothing there when this is its
 # language (a Cyrillic word in English text): the translations replace them
 _REPLACED = ("ru",)

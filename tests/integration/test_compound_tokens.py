@@ -7,10 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from litestar.testing import AsyncTestClient
 
-from mirage_query.app import create_app
-from mirage_query.settings import ServiceSettings
+from tests.support import search_client
 from tests.support.seed import Passage, write_document
 
 pytestmark = pytest.mark.integration
@@ -31,21 +29,12 @@ PASSAGES = [
 @pytest.fixture
 async def client(database_url: str, local_embedder, tmp_path: Path):
     write_document(database_url, local_embedder, "paths", "guide.md", PASSAGES)
-    settings = ServiceSettings.from_env({"MIRAGE_HOME": str(tmp_path)}).with_overrides(
-        database_url=database_url, api_keys=("k",)
-    )
-    async with AsyncTestClient(app=create_app(settings, embedder=local_embedder)) as client:
+    async with search_client.service_client(database_url, local_embedder, tmp_path) as client:
         yield client
 
 
 async def text_search(client, query: str) -> list[str]:
-    response = await client.post(
-        "/api/v1/projects/paths/search",
-        json={"query": query, "mode": "text"},
-        headers={"X-API-Key": "k"},
-    )
-    assert response.status_code == 200, response.text
-    return [hit["content"] for hit in response.json()]
+    return await search_client.text_search(client, "paths", query)
 
 
 @pytest.mark.parametrize(

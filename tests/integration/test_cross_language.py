@@ -8,11 +8,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from litestar.testing import AsyncTestClient
 
-from mirage_query.app import create_app
-from mirage_query.settings import ServiceSettings
 from tests.support.dictionary import write_dictionary
+from tests.support.search_client import service_client, text_search
 from tests.support.seed import Passage, write_document
 
 pytestmark = pytest.mark.integration
@@ -24,23 +22,6 @@ CORE = "Ядро операционной системы загружается 
 ENGLISH = [Passage(KERNEL, "Boot"), Passage(SHELVES, "Library")]
 RUSSIAN = [Passage(FILES, "Инструменты", "ru"), Passage(CORE, "Загрузка", "ru")]
 UNRELATED = "unrelated\n   _n. посторонний\n"
-
-
-async def _client(database_url, embedder, home: Path, dictionary: Path):
-    settings = ServiceSettings.from_env({"MIRAGE_HOME": str(home)}).with_overrides(
-        database_url=database_url, api_keys=("k",), dictionary=dictionary
-    )
-    return AsyncTestClient(app=create_app(settings, embedder=embedder))
-
-
-async def _text_search(client, project: str, query: str) -> list[str]:
-    response = await client.post(
-        f"/api/v1/projects/{project}/search",
-        json={"query": query, "mode": "text"},
-        headers={"X-API-Key": "k"},
-    )
-    assert response.status_code == 200, response.text
-    return [hit["content"] for hit in response.json()]
 
 
 @pytest.fixture
@@ -56,11 +37,13 @@ async def test_a_russian_question_finds_an_english_passage_through_the_dictionar
     english, _ = projects
     question = "Где лежит ядро операционной системы?"
     dictionary = write_dictionary(tmp_path / "mueller7.dict.dz")
-    async with await _client(database_url, local_embedder, tmp_path, dictionary) as client:
-        assert await _text_search(client, english, question) == [KERNEL]
+    async with service_client(
+        database_url, local_embedder, tmp_path, dictionary=dictionary
+    ) as client:
+        assert await text_search(client, english, question) == [KERNEL]
     unknown = write_dictionary(tmp_path / "unrelated.dict.dz", UNRELATED)
-    async with await _client(database_url, local_embedder, tmp_path, unknown) as client:
-        assert await _text_search(client, english, question) == []
+    async with service_client(database_url, local_embedder, tmp_path, dictionary=unknown) as client:
+        assert await text_search(client, english, question) == []
 
 
 async def test_an_english_question_finds_a_russian_passage_and_wrong_senses_weigh_little(
@@ -68,11 +51,13 @@ async def test_an_english_question_finds_a_russian_passage_and_wrong_senses_weig
 ):
     _, russian = projects
     dictionary = write_dictionary(tmp_path / "mueller7.dict.dz")
-    async with await _client(database_url, local_embedder, tmp_path, dictionary) as client:
-        hits = await _text_search(client, russian, "How is the operating system kernel loaded?")
+    async with service_client(
+        database_url, local_embedder, tmp_path, dictionary=dictionary
+    ) as client:
+        hits = await text_search(client, russian, "How is the operating system kernel loaded?")
         assert hits[0] == CORE
         # "file" is напильник and файл: the passage holding both ranks first, by two words
-        hits = await _text_search(client, russian, "Which file keeps the settings?")
+        hits = await text_search(client, russian, "Which file keeps the settings?")
         assert hits[:1] == [FILES]
 
 
@@ -81,6 +66,8 @@ async def test_a_question_in_the_books_language_keeps_its_own_words(
 ):
     english, russian = projects
     dictionary = write_dictionary(tmp_path / "mueller7.dict.dz")
-    async with await _client(database_url, local_embedder, tmp_path, dictionary) as client:
-        assert await _text_search(client, english, "library shelves") == [SHELVES]
-        assert await _text_search(client, russian, "ядро системы") == [CORE]
+    async with service_client(
+        database_url, local_embedder, tmp_path, dictionary=dictionary
+    ) as client:
+        assert await text_search(client, english, "library shelves") == [SHELVES]
+        assert await text_search(client, russian, "ядро системы") == [CORE]

@@ -485,7 +485,7 @@ async def test_common_lexemes_come_from_the_statistics_and_do_not_pick_candidate
         tsv = stats.column("tsv")
         assert tsv.is_common("kettl") and tsv.is_common("boil") and not tsv.is_common("samovar")
         assert tsv.idf("samovar") > 3 * tsv.idf("kettl")
-        assert "english" in stats.configs and "russian" in stats.configs
+        assert "english" in stats.configs and "mirage_russian" in stats.configs
         default = await read_index_stats(conn)
         assert not default.column("tsv").is_common("kettl")  # 41 chunks: nothing is common yet
         project = await project_id(conn, "kitchen")
