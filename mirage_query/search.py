@@ -151,6 +151,9 @@ class QueryTerms:
     configs: list[str] = field(default_factory=list)  # per lexeme: its configuration
     lexemes: list[str] = field(default_factory=list)  # per lexeme: a one-lexeme tsquery
     weights: list[float] = field(default_factory=list)
+    # per lexeme: what its ts_rank is multiplied by (a translation's senses, OR-ed: ts_rank
+    # divides an OR query's rank by its number of lexemes)
+    rank_scales: list[float] = field(default_factory=list)
     lemmas: list[str] = field(default_factory=list)
     lemma_weights: list[float] = field(default_factory=list)
 
@@ -211,6 +214,7 @@ async def query_terms(
         lexemes=[quoted(lexeme) for _, lexeme in found] + [t.query for t in translated],
         weights=[_stem_share(lexeme) * tsv.idf(lexeme) for _, lexeme in found]
         + [t.weight for t in translated],
+        rank_scales=[1.0] * len(found) + [float(t.lexemes) for t in translated],
         lemmas=[quoted(x) for x in lemmas],
         lemma_weights=[LEMMA_SHARE * lemma_tsv.idf(x) for x in lemmas],
     )
@@ -284,6 +288,7 @@ def search_statement(
         "t_cfg": terms.configs,
         "t_q": terms.lexemes,
         "t_w": terms.weights,
+        "t_n": terms.rank_scales or [1.0] * len(terms.weights),
         "l_q": terms.lemmas,
         "l_w": terms.lemma_weights,
         "k": plan.rrf_k,

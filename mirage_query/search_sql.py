@@ -77,8 +77,9 @@ vec AS (
 # with the lexemes of its own language configuration and with the lemmas.
 _TEXT_LEG = sql.SQL("""
 terms AS MATERIALIZED (
-    SELECT t.cfg::regconfig AS cfg, t.q::tsquery AS q, t.w
-    FROM unnest(%(t_cfg)s::text[], %(t_q)s::text[], %(t_w)s::float8[]) AS t(cfg, q, w)
+    SELECT t.cfg::regconfig AS cfg, t.q::tsquery AS q, t.w, t.n
+    FROM unnest(%(t_cfg)s::text[], %(t_q)s::text[], %(t_w)s::float8[], %(t_n)s::float8[])
+         AS t(cfg, q, w, n)
 ),
 lemma_terms AS MATERIALIZED (
     SELECT t.q::tsquery AS q, t.w FROM unnest(%(l_q)s::text[], %(l_w)s::float8[]) AS t(q, w)
@@ -115,7 +116,7 @@ txt_scored AS (
            bool_and(c.lemma_tsv <> ''::tsvector) AS lemmatized
     FROM txt_pool p JOIN chunks c ON c.id = p.id
     CROSS JOIN LATERAL (
-        SELECT t.w, ts_rank(c.tsv, t.q, 1) AS rank FROM terms t WHERE t.cfg = p.cfg
+        SELECT t.w, t.n * ts_rank(c.tsv, t.q, 1) AS rank FROM terms t WHERE t.cfg = p.cfg
         UNION ALL
         SELECT l.w, ts_rank(c.lemma_tsv, l.q, 1) FROM lemma_terms l
     ) r

@@ -3,11 +3,14 @@
 A Russian question about an English manual (or the other way round) shares almost no word
 with its answer: the vector leg alone finds it, and the full-text leg abstains. An
 English–Russian dictionary gives each content word of the question its first translations,
-and each translation becomes one more full-text term in the other language's configuration,
-weighted by its own rarity like the question's words: the chunks in that language are
-picked and scored by them (search.py). A wrong sense ("file" → напильник) is rare in the
-index or absent, and weighs little or nothing. On the dev eval's 51 cross-language questions
-the full-text leg went from recall@5 0.22 to 0.47, hybrid from 0.71 to 0.75.
+and they become one more full-text term in the other language's configuration, its senses
+OR-ed and weighted by their rarity together, like one word of the question: the chunks in
+that language are picked and scored by them (search.py). A wrong sense ("file" →
+напильник) adds little to how common the word's senses are together, and an absent one
+nothing. On the dev eval's 51 cross-language questions the full-text leg went from recall@5
+0.22 to 0.47, hybrid from 0.71 to 0.75; each sense weighed by its own rarity until
+2026-11-28, the rarest — usually a wrong one — led: the senses as one term, hybrid 0.765 /
+0.843 / 0.629 → 0.804 / 0.843 / 0.655.
 
 The dictionary is Müller's English–Russian (7th edition, GPL-2+), in the dictd format Debian
 ships as `mueller7-dict` (/usr/share/dictd/mueller7.dict.dz): a headword at the line's
@@ -53,8 +56,8 @@ TARGETS = {"en": RUSSIAN_CONFIG, "ru": "english"}
 # language (a Cyrillic word in English text): the translations replace them
 _REPLACED = ("ru",)
 _LEXEMES = """
-SELECT t.own, tsvector_to_array(to_tsvector(%(cfg)s::regconfig, t.text))
-FROM unnest(%(texts)s::text[], %(own)s::bool[]) AS t(text, own)
+SELECT t.word, tsvector_to_array(to_tsvector(%(cfg)s::regconfig, t.text))
+FROM unnest(%(texts)s::text[], %(words)s::int[]) AS t(text, word)
 """
 
 _HEADWORD = re.compile(r"[a-z][a-z'-]*")
@@ -63,6 +66,7 @@ _LATIN = re.compile(r"[A-Za-z]")
 _SENSE_BREAK = re.compile(r"\s\d+[).]\s")
 _NOISE = (re.compile(r"\[[^\]]*\]"), re.compile(r"\([^)]*\)"), re.compile(r"_\S+"))
 _WORD = re.compile(r"\w+(?:[-']\w+)*")
+_QUOTED = re.compile(r"'(?:[^']|'')*'")  # a lexeme in tsquery text (term_stats.quoted)
 # PostgreSQL's English stop words (tsearch_data/english.stop): no meaning to translate.
 ENGLISH_STOP = frozenset(
     """
@@ -202,13 +206,17 @@ def load_dictionary(path: Path | None = None) -> Dictionary | None:
 
 @dataclass(frozen=True)
 class TranslatedTerm:
-    """One translation of a word of the question: a lexeme (or a phrase's lexemes, AND-ed)
-    of the other language's configuration, weighted by its own rarity."""
+    """The translations of one word of the question, as one term of the other language's
+    configuration: its senses OR-ed (a phrase's lexemes AND-ed), weighted as one word by the
+    rarity of them all together — a structured query (Pirkola, 1998). Each sense weighed by
+    its own rarity, the rarest sense — usually a wrong one: ядро → nucleus, bullet — outweighed
+    the right one (kernel) and the question's other words, and picked the candidates."""
 
     config: str
     query: str
     weight: float
-    share: float  # of the chunks holding it
+    share: float  # of the chunks holding any of its senses (at most: their shares summed)
+    lexemes: int = 1  # in `query`: ts_rank divides an OR query's rank by their number
 
 
 async def translated_terms(
@@ -233,17 +241,24 @@ async def translated_terms(
         return [], set()
     own = [word for word, _ in words] if language in _REPLACED else []
     texts = own + [t for _, found in words for t in found]
-    params = {"cfg": target, "texts": texts, "own": [i < len(own) for i in range(len(texts))]}
+    # per text: -1 for a word of the question itself, else the question word it translates
+    sources = [-1] * len(own) + [i for i, (_, found) in enumerate(words) for _ in found]
+    params = {"cfg": target, "texts": texts, "words": sources}
     rows = await (await conn.execute(_LEXEMES, params)).fetchall()
-    terms: dict[str, TranslatedTerm] = {}
+    senses: dict[int, dict[str, float]] = {}  # question word → its senses' queries → shares
     replaced: set[tuple[str, str]] = set()
-    for is_own, lexemes in rows:
-        if is_own:
+    for source, lexemes in rows:
+        if source < 0:
             replaced.update((target, x) for x in lexemes)
         elif lexemes:  # a phrase is all of its words, as rare as its rarest
             query = " & ".join(quoted(x) for x in lexemes)
             query = f"({query})" if len(lexemes) > 1 else query
-            share = min(stats.share(x) for x in lexemes)
-            weight = TRANSLATED_WEIGHT * stats.idf_of_share(share)
-            terms.setdefault(query, TranslatedTerm(target, query, weight, share))
+            senses.setdefault(source, {})[query] = min(stats.share(x) for x in lexemes)
+    terms: dict[str, TranslatedTerm] = {}
+    for found in senses.values():
+        query = " | ".join(found)
+        share = min(1.0, sum(found.values()))
+        weight = TRANSLATED_WEIGHT * stats.idf_of_share(share)
+        lexemes = len({x for q in found for x in _QUOTED.findall(q)})
+        terms.setdefault(query, TranslatedTerm(target, query, weight, share, lexemes))
     return list(terms.values()), replaced

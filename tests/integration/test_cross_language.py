@@ -7,9 +7,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import psycopg
 import pytest
 
-from tests.support.dictionary import write_dictionary
+from mirage_query.term_stats import RUSSIAN_CONFIG, TermStats
+from mirage_query.translation import parse_dictd, translated_terms
+from tests.support.dictionary import MUELLER_SAMPLE, write_dictionary
 from tests.support.search_client import service_client, text_search
 from tests.support.seed import Passage, write_document
 
@@ -71,3 +74,21 @@ async def test_a_question_in_the_books_language_keeps_its_own_words(
     ) as client:
         assert await text_search(client, english, "library shelves") == [SHELVES]
         assert await text_search(client, russian, "ядро системы") == [CORE]
+
+
+async def test_a_words_senses_weigh_as_one_word_however_rare_a_wrong_one_is(database_url):
+    """ядро is a nucleus (rare in a software manual) and a kernel (common): one term, its senses
+    OR-ed, weighted by how rare they are together; not the nucleus at its own rarity."""
+    nucleus = "nucleus\n   _n. ядро\n"
+    dictionary = parse_dictd(MUELLER_SAMPLE + nucleus)
+    stats = TermStats(rows=1000.0, shares={"kernel": 0.2, "nucleus": 0.001}, floor=0.0005)
+    async with await psycopg.AsyncConnection.connect(database_url) as conn:
+        terms, replaced = await translated_terms(
+            conn, dictionary, "ядро", "ru", ("english", RUSSIAN_CONFIG), stats
+        )
+    (term,) = terms
+    assert set(term.query.split(" | ")) == {"'kernel'", "'nucleus'"}
+    assert term.weight == pytest.approx(stats.idf_of_share(0.201))
+    assert term.weight < stats.idf("kernel") < stats.idf("nucleus")
+    assert term.lexemes == 2  # ts_rank divides an OR query's rank by 2: search.py scales it back
+    assert replaced == {("english", "ядро")}  # the Russian word itself matches no English text
