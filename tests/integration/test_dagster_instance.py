@@ -7,7 +7,7 @@ import time
 import dagster as dg
 import psycopg
 import pytest
-from dagster_postgres import PostgresScheduleStorage
+from dagster_postgres import PostgresEventLogStorage, PostgresScheduleStorage
 
 from mirage_pipeline.dagster_storage import MAX_OVERFLOW
 from mirage_pipeline.defs.assets import document_assets
@@ -113,7 +113,13 @@ def test_dagster_yaml_runs_on_postgres(postgres, database_url, tmp_path, monkeyp
         with monkeypatch.context() as patch:
             for name in ("_has_instigators_table", "has_secondary_index_table", "has_built_index"):
                 patch.setattr(PostgresScheduleStorage, name, asked_again)
+            patch.setattr(PostgresEventLogStorage, "has_table", asked_again)
             calls()
+            assert "demo/b.md" in instance.get_dynamic_partitions("documents")
+            # nor by the next instance of the process: a code server builds one per sensor tick
+            with dg.DagsterInstance.from_config(str(home)) as tick:
+                assert "demo/b.md" in tick.get_dynamic_partitions("documents")
+                tick.all_instigator_state()
     # a disposed instance leaves no connection open
     deadline = time.monotonic() + 10
     while _backends(postgres.url, dagster_db) and time.monotonic() < deadline:
