@@ -66,7 +66,6 @@ _LATIN = re.compile(r"[A-Za-z]")
 _SENSE_BREAK = re.compile(r"\s\d+[).]\s")
 _NOISE = (re.compile(r"\[[^\]]*\]"), re.compile(r"\([^)]*\)"), re.compile(r"_\S+"))
 _WORD = re.compile(r"\w+(?:[-']\w+)*")
-_QUOTED = re.compile(r"'(?:[^']|'')*'")  # a lexeme in tsquery text (term_stats.quoted)
 # PostgreSQL's English stop words (tsearch_data/english.stop): no meaning to translate.
 ENGLISH_STOP = frozenset(
     """
@@ -246,6 +245,7 @@ async def translated_terms(
     params = {"cfg": target, "texts": texts, "words": sources}
     rows = await (await conn.execute(_LEXEMES, params)).fetchall()
     senses: dict[int, dict[str, float]] = {}  # question word → its senses' queries → shares
+    lexemes_of: dict[int, set[str]] = {}  # question word → the lexemes of all its senses
     replaced: set[tuple[str, str]] = set()
     for source, lexemes in rows:
         if source < 0:
@@ -254,11 +254,12 @@ async def translated_terms(
             query = " & ".join(quoted(x) for x in lexemes)
             query = f"({query})" if len(lexemes) > 1 else query
             senses.setdefault(source, {})[query] = min(stats.share(x) for x in lexemes)
+            lexemes_of.setdefault(source, set()).update(lexemes)
     terms: dict[str, TranslatedTerm] = {}
-    for found in senses.values():
+    for source, found in senses.items():
         query = " | ".join(found)
         share = min(1.0, sum(found.values()))
         weight = TRANSLATED_WEIGHT * stats.idf_of_share(share)
-        lexemes = len({x for q in found for x in _QUOTED.findall(q)})
-        terms.setdefault(query, TranslatedTerm(target, query, weight, share, lexemes))
+        term = TranslatedTerm(target, query, weight, share, len(lexemes_of[source]))
+        terms.setdefault(query, term)
     return list(terms.values()), replaced

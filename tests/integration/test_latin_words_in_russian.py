@@ -4,20 +4,13 @@ Russian stop words and English prose keep their stop words."""
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 
 import psycopg
 import pytest
-from pgvector.psycopg import register_vector
 
-from mirage_pipeline.chunk_parts import chunk_parts, split_vectors, texts_to_embed
-from mirage_pipeline.chunking import Chunk
-from mirage_pipeline.morphology import lemma_text
 from mirage_pipeline.store import apply_migrations
-from mirage_pipeline.store.documents import start_document
 from mirage_pipeline.store.schema import _migrations, bind_embedding_index
-from mirage_pipeline.store.swap import replace_chunks
 from tests.support import search_client
 from tests.support.seed import Passage, write_document
 
@@ -82,37 +75,10 @@ def test_the_migration_indexes_the_latin_words_of_russian_chunks_already_stored(
                 conn.execute(body)
                 conn.execute("INSERT INTO schema_migrations VALUES (%s, %s)", (version, name))
         conn.commit()
-        register_vector(conn)
         index = bind_embedding_index(conn, local_embedder.name, local_embedder.dimension)
         conn.commit()
-        chunk = Chunk(
-            position=0,
-            content=WHY,
-            embed_text=WHY,
-            structure={"section": "why"},
-            lang="ru",
-            tokens=12,
-            content_hash=hashlib.sha256(WHY.encode()).hexdigest(),
-            lemmas=lemma_text(WHY),
-            parts=tuple(chunk_parts(WHY)),
-        )
-        vectors, parts = split_vectors(
-            [chunk], local_embedder.embed_passages(texts_to_embed([chunk]))
-        )
-        project_id, document_id = start_document(
-            conn, project="p", path="a.md", file_type="markdown", content_hash="h", size_bytes=1
-        )
-        replace_chunks(
-            conn,
-            index=index,
-            document_id=document_id,
-            project_id=project_id,
-            chunks=[chunk],
-            embeddings=vectors,
-            part_embeddings=parts,
-            metadata={},
-        )
-        conn.commit()
+        passage = Passage(WHY, "why", "ru")
+        write_document(empty_database_url, local_embedder, "p", "a.md", [passage], index=index)
 
         def has_why() -> bool:
             return conn.execute("SELECT tsv @@ 'whi'::tsquery FROM chunks").fetchone()[0]

@@ -14,6 +14,7 @@ from mirage_pipeline.morphology import lemma_text
 from mirage_pipeline.store import prepare_database
 from mirage_pipeline.store.connections import connect
 from mirage_pipeline.store.documents import start_document
+from mirage_pipeline.store.embedding_index import EmbeddingIndex
 from mirage_pipeline.store.swap import replace_chunks
 
 
@@ -34,8 +35,11 @@ def write_document(
     *,
     file_type: str = "markdown",
     title: str | None = None,
+    index: EmbeddingIndex | None = None,
 ) -> uuid.UUID:
-    """One document whose chunks are `passages`, in order; returns the document id."""
+    """One document whose chunks are `passages`, in order; returns the document id. With
+    `index`, written into it as the database stands (not migrated first: a database as an
+    older release left it)."""
     title = title or path
     chunks = [
         Chunk(
@@ -53,7 +57,8 @@ def write_document(
         for i, p in enumerate(passages)
     ]
     vectors, part_vectors = split_vectors(chunks, embedder.embed_passages(texts_to_embed(chunks)))
-    index = prepare_database(url, embedder.name, embedder.dimension)
+    if index is None:
+        index = prepare_database(url, embedder.name, embedder.dimension)
     with connect(url) as conn:
         project_id, document_id = start_document(
             conn, project=project, path=path, file_type=file_type, content_hash="h", size_bytes=1
