@@ -17,10 +17,12 @@ ships as `mueller7-dict` (/usr/share/dictd/mueller7.dict.dz): a headword at the 
 start, then its senses, indented, numbered "1)", "2)", each a list of Russian words and
 phrases, with labels (`_n.`, `_разг.`), notes in brackets and English examples. The first
 `SENSES` senses give up to `WORDS_PER_SENSE` translations each; the reverse direction
-(Russian → English) is the same table read backwards, a Russian word's English the headwords
-that give it earliest. `make install` fetches the package into ~/.cache/mirage/dictd (the
-image installs it); MIRAGE_DICTIONARY names another file; without one, search works as
-before, only without translation.
+(Russian → English) is the same table read backwards, every sense of it: a Russian word's
+candidates are the headwords that give it earliest, and a question takes those of them its
+index holds most (журнал is the first translation of bimonthly, biweekly and quarterly as
+much as of journal; alphabetical order kept the former). `make install` fetches the
+package into ~/.cache/mirage/dictd (the image installs it); MIRAGE_DICTIONARY names another
+file; without one, search works as before, only without translation.
 """
 
 from __future__ import annotations
@@ -47,6 +49,10 @@ DEFAULT_PATHS = (
 SENSES = 2
 WORDS_PER_SENSE = 2
 ALTERNATIVES = 4  # translations of one Russian word into English, at most
+# Russian → English: the headwords giving a Russian word in any sense of theirs (a verb's
+# sense follows its noun's: lie → ложь, then лежать), the CANDIDATES giving it earliest; a
+# question picks ALTERNATIVES of them, those its index holds most (translated_terms).
+CANDIDATES = 10
 # What a translated word weighs against a word of the question itself (its idf times this).
 TRANSLATED_WEIGHT = 1.0
 
@@ -144,23 +150,28 @@ def parse_dictd(text: str) -> Dictionary:
     if head is not None:
         bodies.setdefault(head, []).append(" ".join(body))
     en_ru: dict[str, tuple[str, ...]] = {}
-    ru_en: dict[str, list[tuple[int, str]]] = {}
+    ru_en: dict[str, list[tuple[int, int, str]]] = {}
     for headword, texts in bodies.items():
         if not _HEADWORD.fullmatch(headword):
             continue
-        senses = [s for t in texts for s in _senses(t)][:SENSES]
-        words = tuple(dict.fromkeys(w for s in senses for w in s[:WORDS_PER_SENSE]))
+        senses = [s for t in texts for s in _senses(t)]
+        words = tuple(dict.fromkeys(w for s in senses[:SENSES] for w in s[:WORDS_PER_SENSE]))
         if not words:
             continue
         en_ru[headword] = words
-        for position, word in enumerate(words):
+        given = (
+            (sense, place, word)
+            for sense, found in enumerate(senses)
+            for place, word in enumerate(found[:WORDS_PER_SENSE])
+        )
+        for sense, place, word in given:
             if " " not in word:
-                ru_en.setdefault(word.replace("ё", "е"), []).append((position, headword))
+                ru_en.setdefault(word.replace("ё", "е"), []).append((sense, place, headword))
     # a Russian word's English: the headwords that give it first (система → system before
     # frame, whose third translation it is)
     return Dictionary(
         en_ru,
-        {k: tuple(dict.fromkeys(h for _, h in sorted(v)))[:ALTERNATIVES] for k, v in ru_en.items()},
+        {k: tuple(dict.fromkeys(h for *_, h in sorted(v)))[:CANDIDATES] for k, v in ru_en.items()},
     )
 
 
@@ -244,8 +255,8 @@ async def translated_terms(
     sources = [-1] * len(own) + [i for i, (_, found) in enumerate(words) for _ in found]
     params = {"cfg": target, "texts": texts, "words": sources}
     rows = await (await conn.execute(_LEXEMES, params)).fetchall()
-    senses: dict[int, dict[str, float]] = {}  # question word → its senses' queries → shares
-    lexemes_of: dict[int, set[str]] = {}  # question word → the lexemes of all its senses
+    senses: dict[int, dict[str, tuple[float, list[str]]]] = {}  # question word → its senses'
+    # queries → their shares and lexemes, in the dictionary's order
     replaced: set[tuple[str, str]] = set()
     for source, lexemes in rows:
         if source < 0:
@@ -253,13 +264,27 @@ async def translated_terms(
         elif lexemes:  # a phrase is all of its words, as rare as its rarest
             query = " & ".join(quoted(x) for x in lexemes)
             query = f"({query})" if len(lexemes) > 1 else query
-            senses.setdefault(source, {})[query] = min(stats.share(x) for x in lexemes)
-            lexemes_of.setdefault(source, set()).update(lexemes)
+            share = min(stats.share(x) for x in lexemes)
+            senses.setdefault(source, {}).setdefault(query, (share, lexemes))
     terms: dict[str, TranslatedTerm] = {}
-    for source, found in senses.items():
+    for candidates in senses.values():
+        found = _most_held(candidates)
         query = " | ".join(found)
-        share = min(1.0, sum(found.values()))
+        share = min(1.0, sum(s for s, _ in found.values()))
         weight = TRANSLATED_WEIGHT * stats.idf_of_share(share)
-        term = TranslatedTerm(target, query, weight, share, len(lexemes_of[source]))
-        terms.setdefault(query, term)
+        lexemes = {x for _, found_lexemes in found.values() for x in found_lexemes}
+        terms.setdefault(query, TranslatedTerm(target, query, weight, share, len(lexemes)))
     return list(terms.values()), replaced
+
+
+def _most_held(
+    senses: dict[str, tuple[float, list[str]]],
+) -> dict[str, tuple[float, list[str]]]:
+    """The ALTERNATIVES senses of a word the index holds most, in the dictionary's order
+    among equals. A Russian word is the first translation of many English headwords, most of
+    them rare words (журнал: bimonthly, biweekly, quarterly, … journal; имя: appellation, …
+    name): the ones a technical index holds are its senses there (system, journal, name,
+    change), the others match nothing."""
+    order = {query: i for i, query in enumerate(senses)}
+    chosen = sorted(senses, key=lambda q: (-senses[q][0], order[q]))[:ALTERNATIVES]
+    return {query: senses[query] for query in sorted(chosen, key=order.__getitem__)}

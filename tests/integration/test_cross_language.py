@@ -11,7 +11,7 @@ import psycopg
 import pytest
 
 from mirage_query.term_stats import RUSSIAN_CONFIG, TermStats
-from mirage_query.translation import parse_dictd, translated_terms
+from mirage_query.translation import ALTERNATIVES, parse_dictd, translated_terms
 from tests.support.dictionary import MUELLER_SAMPLE, write_dictionary
 from tests.support.search_client import service_client, text_search
 from tests.support.seed import Passage, write_document
@@ -92,3 +92,22 @@ async def test_a_words_senses_weigh_as_one_word_however_rare_a_wrong_one_is(data
     assert term.weight < stats.idf("kernel") < stats.idf("nucleus")
     assert term.lexemes == 2  # ts_rank divides an OR query's rank by 2: search.py scales it back
     assert replaced == {("english", "ядро")}  # the Russian word itself matches no English text
+
+
+async def test_a_russian_word_takes_the_english_senses_the_index_holds_most(database_url):
+    """журнал is the first translation of almanac, annual, bimonthly, … and journal: of
+    its candidates the question takes the ALTERNATIVES its index holds most, not the first in
+    alphabetical order (which left out journal, and name for имя, change for изменение)."""
+    rare = ("register", "bimonthly", "biweekly", "annual", "almanac")
+    text = "".join(f"{w}\n   _n. журнал\n" for w in rare) + "journal\n   _n. журнал\n"
+    dictionary = parse_dictd(text)
+    assert "journal" in dictionary.ru_en["журнал"][ALTERNATIVES:]
+    stats = TermStats(rows=1000.0, shares={"journal": 0.05, "regist": 0.01}, floor=0.0005)
+    async with await psycopg.AsyncConnection.connect(database_url) as conn:
+        (term,), _ = await translated_terms(
+            conn, dictionary, "журнал", "ru", ("english", RUSSIAN_CONFIG), stats
+        )
+    senses = term.query.split(" | ")
+    assert len(senses) == ALTERNATIVES and {"'journal'", "'regist'"} <= set(senses)
+    # among equally rare ones the dictionary's order holds: the first two of the rest
+    assert set(senses) - {"'journal'", "'regist'"} == {"'almanac'", "'annual'"}

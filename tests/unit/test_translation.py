@@ -8,7 +8,7 @@ import logging
 from pathlib import Path
 
 from mirage_query.settings import ServiceSettings
-from mirage_query.translation import english_forms, load_dictionary, parse_dictd
+from mirage_query.translation import CANDIDATES, english_forms, load_dictionary, parse_dictd
 from tests.support.dictionary import MUELLER_SAMPLE, write_dictionary
 
 
@@ -35,6 +35,19 @@ def test_a_russian_word_prefers_the_headwords_giving_it_first():
     dictionary = parse_dictd(text)
     assert dictionary.ru_en["система"][-1] == "aardvark"  # its second translation only
     assert set(dictionary.ru_en["система"][:2]) == {"meritocracy", "system"}
+
+
+def test_a_russian_word_is_found_in_any_sense_of_a_headword_earliest_first():
+    """A verb's senses follow its noun's (lie: ложь, then лежать): the reverse table reads them
+    all, the headwords giving the word in an earlier sense first, CANDIDATES at most."""
+    text = "lie\n   1. _n. ложь, обман\n   2. _v.\n      1) лгать\n      2) лежать; покоиться\n"
+    text += "recline\n   _v. лежать, откидываться\n"
+    text += "".join(f"w{chr(97 + i)}\n   _n. шар\n" for i in range(CANDIDATES + 2))
+    dictionary = parse_dictd(text)
+    assert dictionary.en_ru["lie"] == ("ложь", "обман", "лгать")  # the first senses only
+    assert dictionary.ru_en["лежать"] == ("recline", "lie")
+    assert dictionary.ru_en["покоиться"] == ("lie",)
+    assert len(dictionary.ru_en["шар"]) == CANDIDATES
 
 
 def test_question_words_are_translated_by_their_dictionary_form():
