@@ -283,12 +283,12 @@ def ann_recall(url: str, base: str, queries: list[str]) -> dict[str, float]:
     windows costs on top)."""
     from mirage_pipeline.embedders import create_embedder
     from mirage_pipeline.embedders.centering import center_query
-    from mirage_query.search import SearchPlan
+    from mirage_query.search import CANDIDATES, SearchPlan
 
     embedder = create_embedder(MODEL)
     index = prepare_database(url, MODEL, BUNDLED_DIMENSION)
     plan = SearchPlan(query="x", limit=10)
-    windows = 4 * max(40, 2 * plan.limit)  # as mirage_query.search.search_statement asks
+    windows = 4 * max(CANDIDATES, 2 * plan.limit)  # as mirage_query.search.search_params asks
     scored = (
         " SELECT c.id FROM chunks c LEFT JOIN parts p ON p.chunk_id = c.id {where}"
         " ORDER BY (1 - (c.embedding::vector(384) <=> %(q)s)"

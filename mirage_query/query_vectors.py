@@ -54,7 +54,7 @@ class QueryEmbedder:
         except TimeoutError:
             raise self.unavailable(f"did not answer within {self.timeout:g} s") from None
         except BaseExceptionGroup as group:  # the task group wraps what a query raised
-            raise self._explained(_first(group)) from None
+            raise self._explained(first_error(group)) from None
         except EmbedderError as exc:
             raise self._explained(exc) from None
         for vector in vectors:
@@ -73,6 +73,7 @@ class QueryEmbedder:
         return exc
 
 
-def _first(group: BaseExceptionGroup) -> BaseException:
+def first_error(group: BaseExceptionGroup) -> BaseException:
+    """The first exception a task group gathered, its own groups opened."""
     first = group.exceptions[0]
-    return _first(first) if isinstance(first, BaseExceptionGroup) else first
+    return first_error(first) if isinstance(first, BaseExceptionGroup) else first

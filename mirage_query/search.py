@@ -1,5 +1,6 @@
 """Search, shared by the HTTP handlers and anything else that searches: a request's plan, its
-query terms, the one statement that answers it (search_sql.py), and neighbours on request."""
+query terms and its statements' parameters (search_sql.py holds the statements, search_run.py
+runs them), and the constants that tune both legs and their fusion."""
 
 from __future__ import annotations
 
@@ -11,13 +12,11 @@ from typing import Any, TypeVar
 from uuid import UUID
 
 import numpy as np
-from psycopg import AsyncConnection, sql
+from psycopg import AsyncConnection
 
 from mirage_pipeline.language import detect_language, identify_language
 from mirage_pipeline.morphology import has_lemma, query_lemmas
-from mirage_pipeline.store.schema import EmbeddingIndex
-from mirage_query.schemas import DocumentRef, Filters, Scores, SearchResult
-from mirage_query.search_sql import build_search_sql
+from mirage_query.schemas import Filters
 from mirage_query.term_stats import IndexStats, quoted
 from mirage_query.translation import Dictionary, TranslatedTerm, translated_terms
 
@@ -81,8 +80,10 @@ PICK_ROWS = 1500
 # MRR@10: Russian 0.745 / 0.795 / 0.593 → 0.770 / 0.849 / 0.647, all 0.790 / 0.829 / 0.639 →
 # 0.804 / 0.861 / 0.679 (0.35 or 0.7 of each, or halving either alone: less).
 LEMMA_SHARE = 0.5
-HEADLINE_OPTIONS = "MaxFragments=2, MaxWords=24, MinWords=8, FragmentDelimiter=\x1e"
-_FRAGMENT_DELIMITER = "\x1e"
+FRAGMENT_DELIMITER = "\x1e"
+HEADLINE_OPTIONS = (
+    f"MaxFragments=2, MaxWords=24, MinWords=8, FragmentDelimiter={FRAGMENT_DELIMITER}"
+)
 # websearch syntax the user may have meant: "phrases", -exclusions, or OR. The chunks matching
 # the query as written then rank ahead of the rest, their text score times EXACT_BOOST above
 # the best of the rest's (search_sql.py). OR is an operator in capitals only, as in web search
@@ -106,21 +107,6 @@ WHERE to_tsvector(mirage_text_config(%(language)s), w.word) <> ''::tsvector
 """
 _WORD = re.compile(r"\w+(?:[-'.]\w+)*")
 _PART_CUT = re.compile(r"[\W_]+")
-
-_NEIGHBOURS = sql.SQL("""
-SELECT h.id, c.id, c.position - h.position, c.content, c.structure,
-       d.id, d.path, d.metadata ->> 'title'
-FROM chunks h
-JOIN chunks c ON c.document_id = h.document_id AND c.index_id = h.index_id
-             AND c.position BETWEEN h.position - %(n)s AND h.position + %(n)s
-             AND c.position <> h.position
-             AND coalesce(c.structure -> 'heading_path', c.structure -> 'section')
-                 IS NOT DISTINCT FROM
-                 coalesce(h.structure -> 'heading_path', h.structure -> 'section')
-JOIN documents d ON d.id = c.document_id
-WHERE h.id = ANY(%(ids)s) AND h.project_id = %(project_id)s AND c.index_id = {index_id}
-ORDER BY h.id, c.position
-""")
 
 
 @dataclass(frozen=True)
@@ -266,22 +252,17 @@ def _rarest(
     return picked
 
 
-def search_statement(
-    index: EmbeddingIndex,
+def search_params(
     project_id: UUID,
     plan: SearchPlan,
     query_vector: np.ndarray | None,
     terms: QueryTerms | None = None,
-    configs: tuple[str, ...] = (),
-) -> tuple[sql.Composed, dict[str, Any]]:
-    """The one statement that answers `plan` in a project, and its parameters."""
+) -> dict[str, Any]:
+    """The parameters of `plan`'s statements (search_sql.py) in a project, but its filters'."""
     text = clean_query(plan.query)
-    statement, params = build_search_sql(
-        index, plan.mode, plan.filters, strict=plan.strict, fusion=plan.fusion, configs=configs
-    )
     terms = terms or QueryTerms()
     candidates = max(CANDIDATES, 2 * plan.limit)
-    params |= {
+    return {
         "q": query_vector,
         "text": text,
         "written": as_written(text),
@@ -312,14 +293,6 @@ def search_statement(
         "headline": HEADLINE_OPTIONS,
         "limit": plan.limit,
     }
-    return statement, params
-
-
-def _highlights(headline: str | None) -> list[str]:
-    if not headline:
-        return []
-    fragments = (f.strip() for f in headline.split(_FRAGMENT_DELIMITER))
-    return [f for f in fragments if "<b>" in f]
 
 
 async def configure_session(conn: AsyncConnection) -> None:
@@ -333,91 +306,3 @@ async def configure_session(conn: AsyncConnection) -> None:
     await conn.execute("SET max_parallel_workers_per_gather = 0")
     if not conn.autocommit:
         await conn.commit()
-
-
-async def search_hybrid(
-    conn: AsyncConnection,
-    index: EmbeddingIndex,
-    project_id: UUID,
-    plan: SearchPlan,
-    query_vector: np.ndarray | None,
-    stats: IndexStats | None = None,
-    dictionary: Dictionary | None = None,
-) -> list[SearchResult]:
-    """The best chunks of one project for `plan`, best first, with neighbours if asked.
-
-    `stats`: the index's term statistics (IndexStatsCache), for the full-text leg;
-    `dictionary`: translates the question's words for it (translation.py)."""
-    stats = stats or IndexStats()
-    terms = None
-    if plan.mode != "vector":
-        terms = await query_terms(conn, clean_query(plan.query), stats, dictionary)
-    statement, params = search_statement(
-        index, project_id, plan, query_vector, terms, stats.configs
-    )
-    candidates = params["part_candidates"]
-    # The pool sets iterative scans and EF_SEARCH on each connection (configure_session); only
-    # a candidate list longer than that needs a longer search list, for this statement alone.
-    if candidates > EF_SEARCH:
-        async with conn.transaction():
-            await conn.execute(f"SET LOCAL hnsw.ef_search = {int(candidates)}")
-            rows = await (await conn.execute(statement, params)).fetchall()
-    else:  # one statement, one round trip (the service's connections are in autocommit)
-        rows = await (await conn.execute(statement, params)).fetchall()
-    hits = [
-        SearchResult(
-            chunk_id=row[0],
-            content=row[1],
-            score=round(float(row[2]), 8),
-            scores=Scores(
-                vector=None if row[3] is None else round(float(row[3]), 8),
-                text=None if row[4] is None else round(float(row[4]), 8),
-                vector_rank=row[5],
-                text_rank=row[6],
-            ),
-            structure=row[7],
-            highlights=_highlights(row[8]),
-            document=DocumentRef(id=str(row[9]), filename=row[10], title=row[11]),
-        )
-        for row in rows
-    ]
-    if plan.expand and hits:
-        return await _with_neighbours(conn, index, project_id, hits, plan.expand)
-    return hits
-
-
-async def _with_neighbours(
-    conn: AsyncConnection,
-    index: EmbeddingIndex,
-    project_id: UUID,
-    hits: list[SearchResult],
-    n: int,
-) -> list[SearchResult]:
-    """Each hit with up to `n` chunks of its section before and after it, marked as context."""
-    query = _NEIGHBOURS.format(index_id=sql.Literal(index.id))
-    cur = await conn.execute(
-        query, {"ids": [h.chunk_id for h in hits], "project_id": project_id, "n": n}
-    )
-    around: dict[int, list[tuple[int, SearchResult]]] = {}
-    for hit_id, chunk_id, offset, content, structure, doc_id, path, title in await cur.fetchall():
-        neighbour = SearchResult(
-            chunk_id=chunk_id,
-            content=content,
-            score=0.0,
-            scores=Scores(),
-            structure=structure,
-            highlights=[],
-            document=DocumentRef(id=str(doc_id), filename=path, title=title),
-            context=True,
-            context_for=hit_id,
-        )
-        around.setdefault(hit_id, []).append((offset, neighbour))
-    seen = {h.chunk_id for h in hits}
-    out: list[SearchResult] = []
-    for hit in hits:
-        neighbours = [(o, c) for o, c in around.get(hit.chunk_id, []) if c.chunk_id not in seen]
-        seen.update(c.chunk_id for _, c in neighbours)
-        out.extend(c for o, c in neighbours if o < 0)
-        out.append(hit)
-        out.extend(c for o, c in neighbours if o > 0)
-    return out

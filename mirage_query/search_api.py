@@ -1,13 +1,16 @@
 """The search routes: one query, or a batch of an agent's sub-questions run together.
 
-Queries are embedded before a database connection is taken (query_vectors.py), so a slow
-embedder never holds pooled connections that other routes and /ready need.
+A query's vector leg takes a database connection once the query is embedded (query_vectors.py),
+so a slow embedder never holds pooled connections that other routes and /ready need. One query's
+full-text leg runs meanwhile on a connection of its own, and its vector leg beside it: two
+PostgreSQL processes, two cores, for the one question an agent waits on.
 """
 
 from __future__ import annotations
 
 from uuid import UUID
 
+import anyio
 import numpy as np
 from litestar import Request, post
 from litestar.exceptions import NotFoundException
@@ -15,7 +18,7 @@ from psycopg import AsyncConnection
 
 from mirage_pipeline.store.schema import EmbeddingIndex
 from mirage_query.catalog import project_id as find_project_id
-from mirage_query.query_vectors import QueryEmbedder
+from mirage_query.query_vectors import QueryEmbedder, first_error
 from mirage_query.schemas import (
     BatchRequest,
     BatchResponse,
@@ -23,7 +26,13 @@ from mirage_query.schemas import (
     SearchResult,
     UnionResult,
 )
-from mirage_query.search import SearchPlan, search_hybrid
+from mirage_query.search import SearchPlan
+from mirage_query.search_run import (
+    fused_results,
+    search_hybrid,
+    text_candidates,
+    vector_candidates,
+)
 from mirage_query.term_stats import IndexStats
 from mirage_query.uploads import project_folder_exists
 
@@ -76,13 +85,37 @@ async def search(project: str, data: SearchRequest, request: Request) -> list[Se
     if project_id is None:
         return []
     index = await state.indexes.current()
-    vectors = await _vectors(request, index, [] if plan.mode == "text" else [plan.query])
-    if index is None:  # text search before the model has an index: nothing is indexed yet
+    if index is None:  # nothing is indexed with the model yet (503 if it does not answer)
+        await _vectors(request, index, [] if plan.mode == "text" else [plan.query])
         return []
+    vector: list[np.ndarray] = []
+    rows: dict[str, list[tuple]] = {"vector": [], "text": []}
+
+    async def vector_leg() -> None:
+        vector.extend(await _vectors(request, index, [plan.query]))
+        async with state.pool.connection() as conn:
+            rows["vector"] = await vector_candidates(conn, index, project_id, plan, vector[0])
+
+    async def text_leg() -> None:
+        async with state.pool.connection() as conn:
+            stats = await _term_stats(request, conn, [plan])
+            rows["text"] = await text_candidates(
+                conn, index, project_id, plan, stats, state.dictionary
+            )
+
+    try:
+        async with anyio.create_task_group() as group:
+            if plan.mode != "text":
+                group.start_soon(vector_leg)
+            if plan.mode != "vector":
+                group.start_soon(text_leg)
+    except BaseExceptionGroup as failed:  # what a leg raised (a 503 from the embedder)
+        raise first_error(failed) from None
     async with state.pool.connection() as conn:
-        stats = await _term_stats(request, conn, [plan])
-        vector = vectors[0] if vectors else None
-        return await search_hybrid(conn, index, project_id, plan, vector, stats, state.dictionary)
+        query_vector = vector[0] if vector else None
+        return await fused_results(
+            conn, index, project_id, plan, query_vector, rows["vector"], rows["text"]
+        )
 
 
 @post(

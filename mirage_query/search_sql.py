@@ -1,5 +1,8 @@
-"""The search statement: one `psycopg.sql.Composed`, composed from its legs once per shape
-(mode, fusion, websearch syntax or not, which filters) and reused; a request brings parameters.
+"""The search's statements, `psycopg.sql.Composed`, composed once per shape (leg or mode,
+fusion, websearch syntax or not, which filters) and reused; a request brings parameters. Each
+leg is its own statement, so a search runs its two legs side by side on two connections (one
+PostgreSQL process each, and the full-text leg while the query is still being embedded); a
+third statement fuses their candidates and reads the best ones' rows.
 
 - **Vector leg**: candidates from the model's partial HNSW index over the chunks' sentence
   windows (`chunk_parts`; a short chunk is its own window), each candidate scored exactly as the
@@ -15,7 +18,8 @@
   it as written rank ahead of the rest (EXACT_BOOST over the best of the rest, full
   coverage): the syntax re-ranks, it never empties
   a result — a question about `dpkg-buildpackage -us -uc` or "this or that" is still a question.
-- **Fusion**: score-aware by default — the vector leg's similarities min-max scaled over its
+- **Fusion** (the legs' candidates arrive as arrays): score-aware by default — the vector leg's
+  similarities min-max scaled over its
   candidates, its last candidate above zero (VECTOR_FLOOR in search.py) and their spread taken
   as at least VECTOR_SPREAD (candidates all about as near: their order tells little), the text
   leg's scores scaled by their maximum and by the share of the query's term weight the chunk
@@ -156,6 +160,20 @@ _STRICT_PICK = sql.SQL(
     " AND c.tsv @@ websearch_to_tsquery({cfg}::regconfig, %(written)s))"
 )
 
+# The legs' candidates, as their statements returned them (VECTOR_COLUMNS, TEXT_COLUMNS).
+_VECTOR_ROWS = sql.SQL("""
+vec AS (
+    SELECT * FROM unnest(%(v_id)s::bigint[], %(v_document)s::uuid[], %(v_similarity)s::float8[],
+                         %(v_rank)s::bigint[]) AS v(id, document_id, similarity, rank)
+)""")
+_TEXT_ROWS = sql.SQL("""
+txt AS (
+    SELECT * FROM unnest(%(t_id)s::bigint[], %(t_score)s::float8[], %(t_coverage)s::float8[],
+                         %(t_rank)s::bigint[]) AS t(id, score, coverage, rank)
+)""")
+VECTOR_COLUMNS = ("v_id", "v_document", "v_similarity", "v_rank")
+TEXT_COLUMNS = ("t_id", "t_score", "t_coverage", "t_rank")
+
 _FUSED = {
     ("hybrid", "score"): sql.SQL("""
 vec_scaled AS (
@@ -257,16 +275,16 @@ _FILTERS = {
 }
 
 
-def build_search_sql(
+def build_leg_sql(
     index: EmbeddingIndex,
-    mode: str,
+    leg: str,
     filters: Filters | None,
     *,
     strict: bool = False,
-    fusion: str = "score",
     configs: tuple[str, ...] = (),
 ) -> tuple[sql.Composed, dict[str, Any]]:
-    """The statement for `mode` and the filter parameters it needs.
+    """The statement of one leg ("vector" or "text") and the filter parameters it needs; its
+    rows are VECTOR_COLUMNS or TEXT_COLUMNS.
 
     `strict`: the query is in websearch syntax; `configs`: the text-search configurations of
     the languages the index holds (the query as written is parsed in each)."""
@@ -276,53 +294,60 @@ def build_search_sql(
         if filters is not None and (values := getattr(filters, key)) is not None
     }
     filtered_on = tuple(key for key in _FILTERS if f"f_{key}" in params)
-    fusion_key = fusion if mode == "hybrid" else None
-    return _statement(index, mode, fusion_key, strict, filtered_on, tuple(configs)), params
+    if leg == "vector":
+        return _vector_leg(index, filtered_on), params
+    return _text_leg(index, strict, filtered_on, tuple(configs)), params
 
 
 @functools.lru_cache(maxsize=256)
-def _statement(
-    index: EmbeddingIndex,
-    mode: str,
-    fusion: str | None,
-    strict: bool,
-    filtered_on: tuple[str, ...],
-    configs: tuple[str, ...],
+def _vector_leg(index: EmbeddingIndex, filtered_on: tuple[str, ...]) -> sql.Composed:
+    leg = _VECTOR_LEG.format(
+        index_id=sql.Literal(index.id),
+        filters=sql.Composed([_FILTERS[key] for key in filtered_on]),
+        # a filter is on chunk rows: windows then only re-score the chunks found
+        parts_allowed=sql.SQL("false" if filtered_on else "true"),
+        vtype=index.vector_type(),
+        htype=index.halfvec_type(),
+    )
+    return sql.SQL("WITH ") + leg + sql.SQL("\nSELECT id, document_id, similarity, rank FROM vec")
+
+
+@functools.lru_cache(maxsize=256)
+def _text_leg(
+    index: EmbeddingIndex, strict: bool, filtered_on: tuple[str, ...], configs: tuple[str, ...]
 ) -> sql.Composed:
-    """The statement composed once per shape: a request only brings its parameters."""
-    vtype, htype = index.vector_type(), index.halfvec_type()
     index_id = sql.Literal(index.id)
     filters = sql.Composed([_FILTERS[key] for key in filtered_on])
+    exact_pick = sql.SQL("")
+    if strict:
+        strict_pick = sql.SQL(" OR ").join(
+            _STRICT_PICK.format(cfg=sql.Literal(cfg)) for cfg in configs or ("simple",)
+        )
+        exact_pick = _EXACT_PICK.format(index_id=index_id, filters=filters, strict_pick=strict_pick)
+    leg = _TEXT_LEG.format(
+        index_id=index_id,
+        filters=filters,
+        exact_pick=exact_pick,
+        exact_match=_EXACT_MATCH if strict else sql.SQL("false"),
+    )
+    return sql.SQL("WITH ") + leg + sql.SQL("\nSELECT id, score, coverage, rank FROM txt")
+
+
+def build_fusion_sql(index: EmbeddingIndex, mode: str, fusion: str = "score") -> sql.Composed:
+    """The statement that fuses the legs' candidates (parameters VECTOR_COLUMNS and
+    TEXT_COLUMNS) and reads the best `limit` of them, best first."""
+    return _fusion(index, mode, fusion if mode == "hybrid" else None)
+
+
+@functools.lru_cache(maxsize=256)
+def _fusion(index: EmbeddingIndex, mode: str, fusion: str | None) -> sql.Composed:
     legs = []
     if mode in ("hybrid", "vector"):
-        legs.append(
-            _VECTOR_LEG.format(
-                index_id=index_id,
-                filters=filters,
-                # a filter is on chunk rows: windows then only re-score the chunks found
-                parts_allowed=sql.SQL("false" if filtered_on else "true"),
-                vtype=vtype,
-                htype=htype,
-            )
-        )
+        legs.append(_VECTOR_ROWS)
     if mode in ("hybrid", "text"):
-        exact_pick = sql.SQL("")
-        if strict:
-            strict_pick = sql.SQL(" OR ").join(
-                _STRICT_PICK.format(cfg=sql.Literal(cfg)) for cfg in configs or ("simple",)
-            )
-            exact_pick = _EXACT_PICK.format(
-                index_id=index_id, filters=filters, strict_pick=strict_pick
-            )
-        legs.append(
-            _TEXT_LEG.format(
-                index_id=index_id,
-                filters=filters,
-                exact_pick=exact_pick,
-                exact_match=_EXACT_MATCH if strict else sql.SQL("false"),
-            )
-        )
+        legs.append(_TEXT_ROWS)
     legs.append(_FUSED[(mode, fusion)])
+    vtype = index.vector_type()
     final = _FINAL.format(
         similarity=sql.SQL("NULL::float8") if mode == "text" else _SIMILARITY.format(vtype=vtype),
         threshold=sql.SQL("true") if mode == "text" else _THRESHOLD,

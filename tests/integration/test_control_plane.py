@@ -19,7 +19,8 @@ from mirage_pipeline.defs.assets import chunk_embeddings, chunk_index, document_
 from mirage_pipeline.defs.io_managers import ParquetIOManager, storage_name
 from mirage_pipeline.store.schema import read_embedding_indexes
 from mirage_query.catalog import project_id as find_project_id
-from mirage_query.search import SearchPlan, search_hybrid
+from mirage_query.search import SearchPlan
+from mirage_query.search_run import search_hybrid
 from tests.integration.test_pipeline_to_search import age, run_sensor
 from tests.support.batches import requested_keys, run_all
 from tests.support.fake_ollama import FakeOllama, running_fake_ollama

@@ -20,8 +20,9 @@ from mirage_query.search import (
     VECTOR_SPREAD,
     QueryTerms,
     SearchPlan,
-    search_statement,
+    search_params,
 )
+from mirage_query.search_sql import build_leg_sql
 from mirage_query.settings import ServiceSettings
 from tests.support.dictionary import write_dictionary
 from tests.support.seed import Passage, write_document
@@ -458,7 +459,8 @@ def test_hybrid_statement_uses_the_models_hnsw_indexes(database_url, local_embed
             (Filters(tags=["ops"]), {index.hnsw_name}),  # windows only re-score chunks then
         ):
             plan = SearchPlan(query="installer checksum", filters=filters)
-            statement, params = search_statement(index, project, plan, vector, terms)
+            statement, params = build_leg_sql(index, "vector", filters)
+            params |= search_params(project, plan, vector, terms)
             explain = "\n".join(r[0] for r in conn.execute(sql.SQL("EXPLAIN ") + statement, params))
             assert all(name in explain for name in indexes), explain
 
@@ -472,7 +474,7 @@ async def test_common_lexemes_come_from_the_statistics_and_do_not_pick_candidate
     import psycopg
 
     from mirage_query import search
-    from mirage_query.search import search_hybrid
+    from mirage_query.search_run import search_hybrid
     from mirage_query.term_stats import IndexStats, read_index_stats
 
     passages = [Passage(f"Kettle note {i}: the kettle boils water.", "Kettle") for i in range(40)]
@@ -516,7 +518,7 @@ async def test_a_rare_word_of_the_question_keeps_its_chunk_in_the_text_pool(
     import psycopg
 
     from mirage_query import search
-    from mirage_query.search import search_hybrid
+    from mirage_query.search_run import search_hybrid
     from mirage_query.term_stats import read_index_stats
 
     # the pool: 60 (a limit of 10's candidates), its rarest terms' share 10 chunks: the
@@ -537,7 +539,7 @@ async def test_a_rare_word_of_the_question_keeps_its_chunk_in_the_text_pool(
         assert tsv.idf("samovar") > 2 * tsv.idf("water")
         project = await project_id(conn, "tearoom")
         plan = SearchPlan(query="samovar kettle water", mode="text", limit=10)
-        params = search_statement(index, project, plan, None)[1]
+        params = search_params(project, plan, None)
         assert params["text_pool"] < 80  # more chunks repeat the common words than it holds
         hits = await search_hybrid(conn, index, project, plan, None, stats)
         assert hits[0].content == passages[-1].content
@@ -552,7 +554,7 @@ async def test_a_latin_word_of_a_russian_question_counts_as_much_as_a_cyrillic_o
     Cyrillic words twice over."""
     import psycopg
 
-    from mirage_query.search import search_hybrid
+    from mirage_query.search_run import search_hybrid
     from mirage_query.term_stats import read_index_stats
 
     drawing = "Команды рисования рисуют линии. Каждая команда рисования рисует контур."
@@ -571,3 +573,29 @@ async def test_a_latin_word_of_a_russian_question_counts_as_much_as_a_cyrillic_o
         plan = SearchPlan(query="withoutcolor в командах рисования", mode="text", limit=5)
         hits = await search_hybrid(conn, index, project, plan, None, stats)
     assert hits[0].content == passages[-1].content
+
+
+async def test_a_search_whose_legs_run_side_by_side_answers_as_one_running_them_in_turn(seeded):
+    """The search route runs a query's two legs on two connections at once and fuses them in a
+    third statement; a batch runs each query's legs in turn on its one connection. Both fuse
+    the same candidates into the same results, scores and ranks included."""
+    client, _ = seeded
+    bodies = [
+        {"query": "how do I install it without root"},
+        {"query": "сколько длятся сутки на Марсе", "limit": 3},
+        {"query": f"{CODE} keepalive", "mode": "text"},
+        {"query": "red lighthouse", "mode": "vector", "expand": 1},
+        {"query": '"checksum" installer', "filters": {"tags": ["ops"]}, "threshold": 0.1},
+        {"query": "tomato sun"},
+    ]
+    response = await client.post(
+        "/api/v1/projects/library/search/batch",
+        json={"queries": bodies},
+        headers={"X-API-Key": "k"},
+    )
+    assert response.status_code == 200, response.text
+    in_turn = response.json()["results"]
+    for body, expected in zip(bodies, in_turn, strict=True):
+        side_by_side = await search(client, body)
+        assert side_by_side, body
+        assert side_by_side == expected, body

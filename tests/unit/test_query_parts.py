@@ -115,23 +115,27 @@ def test_new_settings_from_env():
         ServiceSettings.from_env({"MIRAGE_MAX_UPLOAD_MB": "0"})
 
 
-def test_search_statement_is_composed_once_per_shape():
+def test_search_statements_are_composed_once_per_shape():
     from mirage_pipeline.store.schema import EmbeddingIndex
     from mirage_query.schemas import Filters
-    from mirage_query.search_sql import build_search_sql
+    from mirage_query.search_sql import build_fusion_sql, build_leg_sql
 
     index = EmbeddingIndex(id=7, model="m", dimension=384)
-    first, params = build_search_sql(index, "hybrid", Filters(tags=["a"]), configs=("english",))
-    again, other = build_search_sql(index, "hybrid", Filters(tags=["b"]), configs=("english",))
+    first, params = build_leg_sql(index, "vector", Filters(tags=["a"]))
+    again, other = build_leg_sql(index, "vector", Filters(tags=["b"]))
     assert again is first and params == {"f_tags": ["a"]} and other == {"f_tags": ["b"]}
     text = first.as_string(None)
     assert "c.index_id = 7 " in text and "::vector(384)" in text and "::halfvec(384)" in text
     assert "?| %(f_tags)s" in text and "AND false" in text  # windows only re-score filtered chunks
-    assert "websearch_to_tsquery" not in text  # the query is not in websearch syntax
-    unfiltered, none = build_search_sql(index, "hybrid", None, strict=True, configs=("english",))
-    assert unfiltered is not first and none == {}
-    text = unfiltered.as_string(None)
-    assert "AND true" in text and "= 'english'::regconfig" in text
-    vector = build_search_sql(index, "vector", None, fusion="rrf")[0]
-    assert vector is build_search_sql(index, "vector", None, fusion="score")[0]  # no fusion
-    assert "txt" not in vector.as_string(None)
+    assert "tsquery" not in text  # the vector leg alone
+    assert "AND true" in build_leg_sql(index, "vector", None)[0].as_string(None)
+    text_leg = build_leg_sql(index, "text", Filters(tags=["a"]), configs=("english",))[0]
+    assert "?| %(f_tags)s" in text_leg.as_string(None) and "<=>" not in text_leg.as_string(None)
+    assert "websearch_to_tsquery" not in text_leg.as_string(None)  # not in websearch syntax
+    strict, none = build_leg_sql(index, "text", None, strict=True, configs=("english",))
+    assert strict is not text_leg and none == {}
+    assert "= 'english'::regconfig" in strict.as_string(None)
+    vector = build_fusion_sql(index, "vector", "rrf")
+    assert vector is build_fusion_sql(index, "vector", "score")  # no fusion
+    assert "txt" not in vector.as_string(None) and "%(v_similarity)s" in vector.as_string(None)
+    assert build_fusion_sql(index, "hybrid", "rrf") is not build_fusion_sql(index, "hybrid")

@@ -1,0 +1,191 @@
+"""Running a search: its full-text and vector legs (one statement each, search_sql.py), their
+fusion with the best candidates' rows, and neighbours on request. The search route runs the
+legs side by side on two connections (search_api.py); anything else runs them in turn."""
+
+from __future__ import annotations
+
+from uuid import UUID
+
+import numpy as np
+from psycopg import AsyncConnection, sql
+
+from mirage_pipeline.store.schema import EmbeddingIndex
+from mirage_query.schemas import DocumentRef, Scores, SearchResult
+from mirage_query.search import (
+    EF_SEARCH,
+    FRAGMENT_DELIMITER,
+    SearchPlan,
+    clean_query,
+    query_terms,
+    search_params,
+)
+from mirage_query.search_sql import (
+    TEXT_COLUMNS,
+    VECTOR_COLUMNS,
+    build_fusion_sql,
+    build_leg_sql,
+)
+from mirage_query.term_stats import IndexStats
+from mirage_query.translation import Dictionary
+
+_NEIGHBOURS = sql.SQL("""
+SELECT h.id, c.id, c.position - h.position, c.content, c.structure,
+       d.id, d.path, d.metadata ->> 'title'
+FROM chunks h
+JOIN chunks c ON c.document_id = h.document_id AND c.index_id = h.index_id
+             AND c.position BETWEEN h.position - %(n)s AND h.position + %(n)s
+             AND c.position <> h.position
+             AND coalesce(c.structure -> 'heading_path', c.structure -> 'section')
+                 IS NOT DISTINCT FROM
+                 coalesce(h.structure -> 'heading_path', h.structure -> 'section')
+JOIN documents d ON d.id = c.document_id
+WHERE h.id = ANY(%(ids)s) AND h.project_id = %(project_id)s AND c.index_id = {index_id}
+ORDER BY h.id, c.position
+""")
+
+
+def _highlights(headline: str | None) -> list[str]:
+    if not headline:
+        return []
+    fragments = (f.strip() for f in headline.split(FRAGMENT_DELIMITER))
+    return [f for f in fragments if "<b>" in f]
+
+
+async def vector_candidates(
+    conn: AsyncConnection,
+    index: EmbeddingIndex,
+    project_id: UUID,
+    plan: SearchPlan,
+    query_vector: np.ndarray,
+) -> list[tuple]:
+    """The vector leg's candidates (VECTOR_COLUMNS), best first."""
+    statement, params = build_leg_sql(index, "vector", plan.filters)
+    params |= search_params(project_id, plan, query_vector)
+    windows = params["part_candidates"]
+    # The pool sets iterative scans and EF_SEARCH on each connection (configure_session); only
+    # a candidate list longer than that needs a longer search list, for this statement alone.
+    if windows > EF_SEARCH:
+        async with conn.transaction():
+            await conn.execute(f"SET LOCAL hnsw.ef_search = {int(windows)}")
+            return await (await conn.execute(statement, params)).fetchall()
+    # one statement, one round trip (the service's connections are in autocommit)
+    return await (await conn.execute(statement, params)).fetchall()
+
+
+async def text_candidates(
+    conn: AsyncConnection,
+    index: EmbeddingIndex,
+    project_id: UUID,
+    plan: SearchPlan,
+    stats: IndexStats | None = None,
+    dictionary: Dictionary | None = None,
+) -> list[tuple]:
+    """The full-text leg's candidates (TEXT_COLUMNS), best first.
+
+    `stats`: the index's term statistics (IndexStatsCache); `dictionary`: translates the
+    question's words (translation.py)."""
+    stats = stats or IndexStats()
+    terms = await query_terms(conn, clean_query(plan.query), stats, dictionary)
+    statement, params = build_leg_sql(
+        index, "text", plan.filters, strict=plan.strict, configs=stats.configs
+    )
+    params |= search_params(project_id, plan, None, terms)
+    return await (await conn.execute(statement, params)).fetchall()
+
+
+async def fused_results(
+    conn: AsyncConnection,
+    index: EmbeddingIndex,
+    project_id: UUID,
+    plan: SearchPlan,
+    query_vector: np.ndarray | None,
+    vector_rows: list[tuple],
+    text_rows: list[tuple],
+) -> list[SearchResult]:
+    """The best of the legs' candidates for `plan`, best first, with neighbours if asked."""
+    params = search_params(project_id, plan, query_vector)
+    for names, rows in ((VECTOR_COLUMNS, vector_rows), (TEXT_COLUMNS, text_rows)):
+        columns = list(zip(*rows, strict=True)) or [()] * len(names)
+        params |= {name: list(column) for name, column in zip(names, columns, strict=True)}
+    statement = build_fusion_sql(index, plan.mode, plan.fusion)
+    rows = await (await conn.execute(statement, params)).fetchall()
+    hits = [
+        SearchResult(
+            chunk_id=row[0],
+            content=row[1],
+            score=round(float(row[2]), 8),
+            scores=Scores(
+                vector=None if row[3] is None else round(float(row[3]), 8),
+                text=None if row[4] is None else round(float(row[4]), 8),
+                vector_rank=row[5],
+                text_rank=row[6],
+            ),
+            structure=row[7],
+            highlights=_highlights(row[8]),
+            document=DocumentRef(id=str(row[9]), filename=row[10], title=row[11]),
+        )
+        for row in rows
+    ]
+    if plan.expand and hits:
+        return await _with_neighbours(conn, index, project_id, hits, plan.expand)
+    return hits
+
+
+async def search_hybrid(
+    conn: AsyncConnection,
+    index: EmbeddingIndex,
+    project_id: UUID,
+    plan: SearchPlan,
+    query_vector: np.ndarray | None,
+    stats: IndexStats | None = None,
+    dictionary: Dictionary | None = None,
+) -> list[SearchResult]:
+    """The best chunks of one project for `plan`, best first, with neighbours if asked: its
+    legs one after the other on one connection (search_api.py runs them side by side).
+
+    `stats`: the index's term statistics (IndexStatsCache), for the full-text leg;
+    `dictionary`: translates the question's words for it (translation.py)."""
+    vector_rows: list[tuple] = []
+    text_rows: list[tuple] = []
+    if plan.mode != "text" and query_vector is not None:
+        vector_rows = await vector_candidates(conn, index, project_id, plan, query_vector)
+    if plan.mode != "vector":
+        text_rows = await text_candidates(conn, index, project_id, plan, stats, dictionary)
+    return await fused_results(conn, index, project_id, plan, query_vector, vector_rows, text_rows)
+
+
+async def _with_neighbours(
+    conn: AsyncConnection,
+    index: EmbeddingIndex,
+    project_id: UUID,
+    hits: list[SearchResult],
+    n: int,
+) -> list[SearchResult]:
+    """Each hit with up to `n` chunks of its section before and after it, marked as context."""
+    query = _NEIGHBOURS.format(index_id=sql.Literal(index.id))
+    cur = await conn.execute(
+        query, {"ids": [h.chunk_id for h in hits], "project_id": project_id, "n": n}
+    )
+    around: dict[int, list[tuple[int, SearchResult]]] = {}
+    for hit_id, chunk_id, offset, content, structure, doc_id, path, title in await cur.fetchall():
+        neighbour = SearchResult(
+            chunk_id=chunk_id,
+            content=content,
+            score=0.0,
+            scores=Scores(),
+            structure=structure,
+            highlights=[],
+            document=DocumentRef(id=str(doc_id), filename=path, title=title),
+            context=True,
+            context_for=hit_id,
+        )
+        around.setdefault(hit_id, []).append((offset, neighbour))
+    seen = {h.chunk_id for h in hits}
+    out: list[SearchResult] = []
+    for hit in hits:
+        neighbours = [(o, c) for o, c in around.get(hit.chunk_id, []) if c.chunk_id not in seen]
+        seen.update(c.chunk_id for _, c in neighbours)
+        out.extend(c for o, c in neighbours if o < 0)
+        out.append(hit)
+        out.extend(c for o, c in neighbours if o > 0)
+    return out
