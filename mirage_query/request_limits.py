@@ -78,7 +78,7 @@ def project_name_problem(name: str) -> str | None:
     return None
 
 
-def check_project_param(connection: ASGIConnection, _: BaseRouteHandler) -> None:
+async def check_project_param(connection: ASGIConnection, _: BaseRouteHandler) -> None:
     """Every route's `{project}` must be a possible folder name (400), before any query."""
     name = connection.path_params.get("project")
     if isinstance(name, str) and (problem := project_name_problem(name)):

@@ -4,6 +4,7 @@ legs side by side on two connections (search_api.py); anything else runs them in
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from uuid import UUID
 
 import numpy as np
@@ -42,6 +43,12 @@ JOIN documents d ON d.id = c.document_id
 WHERE h.id = ANY(%(ids)s) AND h.project_id = %(project_id)s AND c.index_id = {index_id}
 ORDER BY h.id, c.position
 """)
+
+
+def _array(values: Sequence[object]) -> str:
+    """An array literal of numbers or UUIDs (cast in the statement): psycopg's list dumper
+    checks each element's type and escaping, ~2 ms of the service's CPU for a fusion's 240."""
+    return "{" + ",".join(map(str, values)) + "}"
 
 
 def _highlights(headline: str | None) -> list[str]:
@@ -106,7 +113,7 @@ async def fused_results(
     params = search_params(project_id, plan, query_vector)
     for names, rows in ((VECTOR_COLUMNS, vector_rows), (TEXT_COLUMNS, text_rows)):
         columns = list(zip(*rows, strict=True)) or [()] * len(names)
-        params |= {name: list(column) for name, column in zip(names, columns, strict=True)}
+        params |= {name: _array(column) for name, column in zip(names, columns, strict=True)}
     statement = build_fusion_sql(index, plan.mode, plan.fusion)
     rows = await (await conn.execute(statement, params)).fetchall()
     hits = [

@@ -599,3 +599,46 @@ async def test_a_search_whose_legs_run_side_by_side_answers_as_one_running_them_
         side_by_side = await search(client, body)
         assert side_by_side, body
         assert side_by_side == expected, body
+
+
+async def test_a_full_text_only_hit_has_its_exact_similarity_and_meets_the_threshold(
+    database_url, local_embedder, tmp_path
+):
+    """A candidate only the full-text leg found gets its vector similarity computed in the
+    fusion's statement: reported exactly, and held to the threshold like any other."""
+    kettles = [
+        Passage(f"Kettle {i}: the kettle boils the water for tea in {i + 2} minutes.", "Kettles")
+        for i in range(75)
+    ]
+    codes = [
+        Passage(f"Bicycle {i} carries the frame number zqxv-{i} under its saddle.", "Bicycles")
+        for i in range(3)
+    ]
+    write_document(database_url, local_embedder, "shed", "shed.md", [*kettles, *codes])
+    dictionary = write_dictionary(tmp_path / "empty.dict", "")
+    settings = ServiceSettings.from_env({"MIRAGE_HOME": str(tmp_path)}).with_overrides(
+        database_url=database_url, api_keys=("k",), dictionary=dictionary
+    )
+    query = "how fast does the kettle boil water zqxv"
+    async with AsyncTestClient(app=create_app(settings, embedder=local_embedder)) as client:
+        hits = await search(client, {"query": query, "limit": 20}, project="shed")
+        text_only = [h for h in hits if h["scores"]["vector_rank"] is None]
+        assert text_only and all("zqxv" in h["content"] for h in text_only)
+        index = prepare_database(database_url, local_embedder.name, local_embedder.dimension)
+        vector = center_query(
+            local_embedder.embed_query(query), query, index.model, index.vector_form
+        )
+        with connect(database_url) as conn:
+            for hit in text_only:
+                (exact,) = conn.execute(
+                    "SELECT 1 - (embedding::vector(384) <=> %s::vector(384)) FROM chunks"
+                    " WHERE id = %s",
+                    (vector, hit["chunk_id"]),
+                ).fetchone()
+                assert hit["scores"]["vector"] == pytest.approx(exact, abs=1e-6)
+        weakest = min(text_only, key=lambda h: h["scores"]["vector"])
+        cutoff = weakest["scores"]["vector"] + 1e-6
+        body = {"query": query, "limit": 20, "threshold": cutoff}
+        kept = await search(client, body, project="shed")
+        assert weakest["chunk_id"] not in {h["chunk_id"] for h in kept}
+        assert kept and all(h["scores"]["vector"] >= cutoff for h in kept)
