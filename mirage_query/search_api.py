@@ -1,9 +1,9 @@
 """The search routes: one query, or a batch of an agent's sub-questions run together.
 
-A query's vector leg takes a database connection once the query is embedded (query_vectors.py),
-so a slow embedder never holds pooled connections that other routes and /ready need. One query's
-full-text leg runs meanwhile on a connection of its own, and its vector leg beside it: two
-PostgreSQL processes, two cores, for the one question an agent waits on.
+A search's vector legs take a database connection once its queries are embedded
+(query_vectors.py), so a slow embedder never holds pooled connections that other routes and
+/ready need. Its full-text legs run meanwhile on a connection of their own, and the vector legs
+beside them: two PostgreSQL processes, two cores, for the question an agent waits on.
 """
 
 from __future__ import annotations
@@ -29,7 +29,6 @@ from mirage_query.schemas import (
 from mirage_query.search import SearchPlan
 from mirage_query.search_run import (
     fused_results,
-    search_hybrid,
     text_candidates,
     vector_candidates,
 )
@@ -80,42 +79,11 @@ def _plan(request: Request, body: SearchRequest) -> SearchPlan:
 @post("/projects/{project:str}/search", status_code=200, summary="Search one project")
 async def search(project: str, data: SearchRequest, request: Request) -> list[SearchResult]:
     plan = _plan(request, data)
-    state = request.app.state
     project_id = await _project(request, project)
     if project_id is None:
         return []
-    index = await state.indexes.current()
-    if index is None:  # nothing is indexed with the model yet (503 if it does not answer)
-        await _vectors(request, index, [] if plan.mode == "text" else [plan.query])
-        return []
-    vector: list[np.ndarray] = []
-    rows: dict[str, list[tuple]] = {"vector": [], "text": []}
-
-    async def vector_leg() -> None:
-        vector.extend(await _vectors(request, index, [plan.query]))
-        async with state.pool.connection() as conn:
-            rows["vector"] = await vector_candidates(conn, index, project_id, plan, vector[0])
-
-    async def text_leg() -> None:
-        async with state.pool.connection() as conn:
-            stats = await _term_stats(request, conn, [plan])
-            rows["text"] = await text_candidates(
-                conn, index, project_id, plan, stats, state.dictionary
-            )
-
-    try:
-        async with anyio.create_task_group() as group:
-            if plan.mode != "text":
-                group.start_soon(vector_leg)
-            if plan.mode != "vector":
-                group.start_soon(text_leg)
-    except BaseExceptionGroup as failed:  # what a leg raised (a 503 from the embedder)
-        raise first_error(failed) from None
-    async with state.pool.connection() as conn:
-        query_vector = vector[0] if vector else None
-        return await fused_results(
-            conn, index, project_id, plan, query_vector, rows["vector"], rows["text"]
-        )
+    (results,) = await _searches(request, project_id, [plan])
+    return results
 
 
 @post(
@@ -138,26 +106,60 @@ async def batch_search(project: str, data: BatchRequest, request: Request) -> Ba
         )
         for q in data.queries
     ]
-    state = request.app.state
-    needing = [i for i, p in enumerate(plans) if p.mode != "text"]
     project_id = await _project(request, project)
     if project_id is None:
         return BatchResponse(results=[[] for _ in plans], union=[])
+    results = await _searches(request, project_id, plans)
+    return BatchResponse(results=results, union=fuse(results, request.app.state.settings.rrf_k))
+
+
+async def _searches(
+    request: Request, project_id: UUID, plans: list[SearchPlan]
+) -> list[list[SearchResult]]:
+    """Each plan's results. The full-text legs run one after another on one connection, the
+    vector legs beside them on another once the queries are embedded, then each plan's fusion:
+    at most two pooled connections, however many queries a batch holds."""
+    state = request.app.state
     index = await state.indexes.current()
-    embedded = await _vectors(request, index, [plans[i].query for i in needing])
-    if index is None:
-        return BatchResponse(results=[[] for _ in plans], union=[])
+    needing = [i for i, plan in enumerate(plans) if plan.mode != "text"]
+    if index is None:  # nothing is indexed with the model yet (503 if it does not answer)
+        await _vectors(request, index, [plans[i].query for i in needing])
+        return [[] for _ in plans]
     vectors: list[np.ndarray | None] = [None] * len(plans)
-    for i, vector in zip(needing, embedded, strict=True):
-        vectors[i] = vector
-    # one pooled connection for the whole batch: eight agents' batches never exhaust the pool
+    vector_rows: list[list[tuple]] = [[] for _ in plans]
+    text_rows: list[list[tuple]] = [[] for _ in plans]
+
+    async def vector_legs() -> None:
+        embedded = await _vectors(request, index, [plans[i].query for i in needing])
+        async with state.pool.connection() as conn:
+            for i, vector in zip(needing, embedded, strict=True):
+                vectors[i] = vector
+                vector_rows[i] = await vector_candidates(conn, index, project_id, plans[i], vector)
+
+    async def text_legs() -> None:
+        async with state.pool.connection() as conn:
+            stats = await _term_stats(request, conn, plans)
+            for i, plan in enumerate(plans):
+                if plan.mode != "vector":
+                    text_rows[i] = await text_candidates(
+                        conn, index, project_id, plan, stats, state.dictionary
+                    )
+
+    try:
+        async with anyio.create_task_group() as group:
+            if needing:
+                group.start_soon(vector_legs)
+            if any(plan.mode != "vector" for plan in plans):
+                group.start_soon(text_legs)
+    except BaseExceptionGroup as failed:  # what a leg raised (a 503 from the embedder)
+        raise first_error(failed) from None
     async with state.pool.connection() as conn:
-        stats = await _term_stats(request, conn, plans)
-        results = [
-            await search_hybrid(conn, index, project_id, plan, vector, stats, state.dictionary)
-            for plan, vector in zip(plans, vectors, strict=True)
+        return [
+            await fused_results(
+                conn, index, project_id, plan, vectors[i], vector_rows[i], text_rows[i]
+            )
+            for i, plan in enumerate(plans)
         ]
-    return BatchResponse(results=list(results), union=fuse(results, state.settings.rrf_k))
 
 
 async def _term_stats(

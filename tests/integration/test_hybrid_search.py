@@ -575,10 +575,19 @@ async def test_a_latin_word_of_a_russian_question_counts_as_much_as_a_cyrillic_o
     assert hits[0].content == passages[-1].content
 
 
-async def test_a_search_whose_legs_run_side_by_side_answers_as_one_running_them_in_turn(seeded):
-    """The search route runs a query's two legs on two connections at once and fuses them in a
-    third statement; a batch runs each query's legs in turn on its one connection. Both fuse
-    the same candidates into the same results, scores and ranks included."""
+async def test_searches_whose_legs_run_side_by_side_answer_as_one_running_them_in_turn(
+    seeded, database_url, local_embedder
+):
+    """The routes run the full-text legs on one connection and the vector legs beside them on
+    another, then fuse each query's candidates in a third statement; search_hybrid runs a
+    query's legs in turn on one connection. A query alone, the same query in a batch of
+    several, and search_hybrid give the same results, scores and ranks included."""
+    import psycopg
+    from pgvector.psycopg import register_vector_async
+
+    from mirage_query.search_run import search_hybrid
+    from mirage_query.term_stats import read_index_stats
+
     client, _ = seeded
     bodies = [
         {"query": "how do I install it without root"},
@@ -594,11 +603,34 @@ async def test_a_search_whose_legs_run_side_by_side_answers_as_one_running_them_
         headers={"X-API-Key": "k"},
     )
     assert response.status_code == 200, response.text
-    in_turn = response.json()["results"]
-    for body, expected in zip(bodies, in_turn, strict=True):
-        side_by_side = await search(client, body)
-        assert side_by_side, body
-        assert side_by_side == expected, body
+    in_batch = response.json()["results"]
+    index = prepare_database(database_url, local_embedder.name, local_embedder.dimension)
+    async with await psycopg.AsyncConnection.connect(database_url, autocommit=True) as conn:
+        await register_vector_async(conn)
+        stats = await read_index_stats(conn)
+        library = await project_id(conn, "library")
+        for body, batched in zip(bodies, in_batch, strict=True):
+            alone = await search(client, body)
+            assert alone and alone == batched, body
+            plan = SearchPlan(
+                query=body["query"],
+                limit=body.get("limit", 10),
+                mode=body.get("mode", "hybrid"),
+                threshold=body.get("threshold"),
+                filters=Filters(**body["filters"]) if "filters" in body else None,
+                expand=body.get("expand", 0),
+            )
+            vector = None
+            if plan.mode != "text":
+                vector = center_query(
+                    local_embedder.embed_query(plan.query),
+                    plan.query,
+                    index.model,
+                    index.vector_form,
+                )
+            in_turn = await search_hybrid(conn, index, library, plan, vector, stats)
+            assert [h.chunk_id for h in in_turn] == [h["chunk_id"] for h in alone], body
+            assert [h.score for h in in_turn] == [h["score"] for h in alone], body
 
 
 async def test_a_full_text_only_hit_has_its_exact_similarity_and_meets_the_threshold(
