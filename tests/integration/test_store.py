@@ -516,3 +516,36 @@ def test_a_process_binds_the_index_while_another_writes_chunks(database_url: str
     with _swap_under_way(database_url, index), connect(database_url) as other:
         other.execute("SET lock_timeout = '2s'")
         assert bind_embedding_index(other, "local:multilingual-e5-small", 384) == index
+
+
+def test_a_search_never_reads_more_than_a_short_pending_list_of_new_index_entries(
+    database_url: str,
+) -> None:
+    """New chunks' full-text entries wait in each GIN index's pending list until it is merged
+    into the index, and every search reads that list whole: the writes merge it once it holds
+    256 kB (migration 0012), not PostgreSQL's default 4 MB."""
+    index = prepare_database(database_url, "local:multilingual-e5-small", 384)
+    rng = np.random.default_rng(5)
+    letters = list("абвгдежзиклмнопрстуфхцчшэюя")
+    texts = [" ".join("".join(rng.choice(letters, 8)) for _ in range(120)) for _ in range(400)]
+    chunks = [dataclasses.replace(c, lang="ru", lemmas=c.content) for c in _doc_chunks(texts)]
+    with connect(database_url) as conn:
+        pid, doc = new_document(conn)
+        replace_chunks(
+            conn,
+            index=index,
+            document_id=doc,
+            project_id=pid,
+            chunks=chunks,
+            embeddings=vectors(len(chunks), 384),
+            metadata={},
+        )
+        written = conn.execute(
+            "SELECT sum(pg_column_size(tsv) + pg_column_size(lemma_tsv)) FROM chunks"
+        ).fetchone()[0]
+        pending = conn.execute(
+            "SELECT gin_clean_pending_list('chunks_tsv_idx'::regclass),"
+            " gin_clean_pending_list('chunks_lemma_tsv_idx'::regclass)"
+        ).fetchone()
+    assert written > 2 * 1024 * 1024  # more new entries than either list would hold
+    assert all(pages <= 256 // 8 + 1 for pages in pending), pending  # 8 kB pages
