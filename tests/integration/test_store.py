@@ -55,6 +55,21 @@ def new_document(conn: psycopg.Connection, path: str = "a.md"):
     )
 
 
+def write_new_document(conn: psycopg.Connection, index, chunks: list[Chunk]) -> uuid.UUID:
+    """A new document holding `chunks` (random vectors); its id."""
+    pid, doc = new_document(conn)
+    replace_chunks(
+        conn,
+        index=index,
+        document_id=doc,
+        project_id=pid,
+        chunks=chunks,
+        embeddings=vectors(len(chunks), 384),
+        metadata={},
+    )
+    return doc
+
+
 def test_migrations_apply_once(empty_database_url: str) -> None:
     with psycopg.connect(empty_database_url) as conn:
         first = apply_migrations(conn)
@@ -236,16 +251,7 @@ def test_what_full_text_search_reads_of_a_long_chunk_stays_in_its_row(database_u
     content = " ".join(words)  # a long chunk's worth of distinct words: ~2.5 kB tsvectors
     chunk = dataclasses.replace(_doc_chunks([content])[0], lang="ru", lemmas=content)
     with connect(database_url) as conn:
-        pid, doc = new_document(conn)
-        replace_chunks(
-            conn,
-            index=index,
-            document_id=doc,
-            project_id=pid,
-            chunks=[chunk],
-            embeddings=vectors(1, 384),
-            metadata={},
-        )
+        doc = write_new_document(conn, index, [chunk])
         tsv_out, lemma_out, tsv_size = conn.execute(
             "SELECT pg_column_toast_chunk_id(tsv) IS NOT NULL,"
             " pg_column_toast_chunk_id(lemma_tsv) IS NOT NULL, pg_column_size(tsv)"
@@ -530,16 +536,7 @@ def test_a_search_never_reads_more_than_a_short_pending_list_of_new_index_entrie
     texts = [" ".join("".join(rng.choice(letters, 8)) for _ in range(120)) for _ in range(400)]
     chunks = [dataclasses.replace(c, lang="ru", lemmas=c.content) for c in _doc_chunks(texts)]
     with connect(database_url) as conn:
-        pid, doc = new_document(conn)
-        replace_chunks(
-            conn,
-            index=index,
-            document_id=doc,
-            project_id=pid,
-            chunks=chunks,
-            embeddings=vectors(len(chunks), 384),
-            metadata={},
-        )
+        write_new_document(conn, index, chunks)
         written = conn.execute(
             "SELECT sum(pg_column_size(tsv) + pg_column_size(lemma_tsv)) FROM chunks"
         ).fetchone()[0]
