@@ -8,6 +8,7 @@ beside them: two PostgreSQL processes, two cores, for the question an agent wait
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from uuid import UUID
 
 import anyio
@@ -145,14 +146,24 @@ async def _searches(
                         conn, index, project_id, plan, stats, state.dictionary
                     )
 
-    try:
-        async with anyio.create_task_group() as group:
-            if needing:
-                group.start_soon(vector_legs)
-            if any(plan.mode != "vector" for plan in plans):
-                group.start_soon(text_legs)
-    except BaseExceptionGroup as failed:  # what a leg raised (a 503 from the embedder)
-        raise first_error(failed) from None
+    failures: list[Exception] = []
+
+    async def leg(run: Callable[[], Awaitable[None]]) -> None:
+        # A leg that fails (the embedder answers 503 in a millisecond) lets the other finish:
+        # a statement cancelled midway makes psycopg close its pooled connection.
+        try:
+            await run()
+        except Exception as exc:
+            failures.append(exc)
+
+    async with anyio.create_task_group() as group:
+        if needing:
+            group.start_soon(leg, vector_legs)
+        if any(plan.mode != "vector" for plan in plans):
+            group.start_soon(leg, text_legs)
+    if failures:  # what a leg raised (a 503 from the embedder)
+        failure = failures[0]
+        raise first_error(failure) if isinstance(failure, ExceptionGroup) else failure
     async with state.pool.connection() as conn:
         return [
             await fused_results(

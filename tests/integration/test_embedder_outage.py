@@ -104,6 +104,9 @@ async def test_an_embedder_that_fails_answers_503_naming_it(database_url, tmp_pa
             )
             assert batch.status_code == 503 and "is unreachable" in batch.json()["detail"]
             assert (await search(client, mode="text", query="dough")).status_code == 200
+            # the failed vector leg let the full-text leg finish its statement: cancelled
+            # midway, psycopg would have closed that pooled connection
+            assert app.state.pool.get_stats().get("returns_bad", 0) == 0
             fake.models.clear()  # the model was removed: a refusal, not an outage
             fake.fail_next = 0
             gone = await search(client)
