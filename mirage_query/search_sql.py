@@ -228,12 +228,14 @@ fused AS (
 
 # The best `limit` candidates are chosen from ids and scores alone; content is read, highlighted,
 # and a full-text-only candidate's similarity computed, for those few rows only (for every
-# candidate only under a threshold: ~2 ms of a fusion's ~5 without one).
+# candidate only under a threshold: ~2 ms of a fusion's ~5 without one). The legs ran as
+# statements of their own: a candidate whose document was removed since is passed over
+# before the limit, not after it.
 _FINAL = sql.SQL(""",
 top AS (
     SELECT f.id, f.vector_rank, f.text_rank, f.text_score, f.fused, f.similarity
     FROM fused f
-    WHERE {threshold}
+    WHERE {threshold} AND EXISTS (SELECT 1 FROM chunks k WHERE k.id = f.id)
     ORDER BY f.fused DESC, f.id
     LIMIT %(limit)s
 )

@@ -22,6 +22,7 @@ from mirage_query.search import (
     SearchPlan,
     search_params,
 )
+from mirage_query.search_run import _array
 from mirage_query.search_sql import build_leg_sql
 from mirage_query.settings import ServiceSettings
 from tests.support.dictionary import write_dictionary
@@ -674,3 +675,53 @@ async def test_a_full_text_only_hit_has_its_exact_similarity_and_meets_the_thres
         kept = await search(client, body, project="shed")
         assert weakest["chunk_id"] not in {h["chunk_id"] for h in kept}
         assert kept and all(h["scores"]["vector"] >= cutoff for h in kept)
+
+
+def test_the_legs_rows_reach_the_fusion_as_they_were(database_url):
+    """`_array`'s literals, read back by PostgreSQL with the fusion's casts: NULLs, extreme
+    floats and UUIDs unchanged (a None written as "None" would fail the whole search)."""
+    ids = [1, 9_007_199_254_740_993, None]
+    scores = [0.1 + 0.2, 1e-300, float("inf"), None]
+    documents = [uuid.uuid4(), None]
+    with connect(database_url) as conn:
+        got = conn.execute(
+            "SELECT %s::bigint[], %s::float8[], %s::uuid[]",
+            (_array(ids), _array(scores), _array(documents)),
+        ).fetchone()
+    assert got == (ids, scores, documents)
+
+
+async def test_a_document_removed_between_the_legs_and_the_fusion_leaves_the_others(
+    database_url, local_embedder
+):
+    """The legs and the fusion are statements of their own: a document removed in between
+    (the folder changed) drops out before the limit is applied, and the results still fill
+    it from the other documents."""
+    import psycopg
+    from pgvector.psycopg import register_vector_async
+
+    from mirage_pipeline.store.documents import delete_document
+    from mirage_query.search_run import fused_results, text_candidates, vector_candidates
+    from mirage_query.term_stats import read_index_stats
+
+    for name in ("first", "second", "third"):
+        text = f"The {name} lighthouse keeper logs the lamp's oil every night."
+        write_document(database_url, local_embedder, "coast", f"{name}.md", [Passage(text, name)])
+    index = prepare_database(database_url, local_embedder.name, local_embedder.dimension)
+    plan = SearchPlan(query="lighthouse keeper lamp oil", limit=2)
+    vector = center_query(
+        local_embedder.embed_query(plan.query), plan.query, index.model, index.vector_form
+    )
+    async with await psycopg.AsyncConnection.connect(database_url, autocommit=True) as conn:
+        await register_vector_async(conn)
+        project = await project_id(conn, "coast")
+        stats = await read_index_stats(conn)
+        vector_rows = await vector_candidates(conn, index, project, plan, vector)
+        text_rows = await text_candidates(conn, index, project, plan, stats)
+        before = await fused_results(conn, index, project, plan, vector, vector_rows, text_rows)
+        gone = before[0].document.filename
+        with connect(database_url) as writer:
+            assert delete_document(writer, project="coast", path=gone) == 1
+        after = await fused_results(conn, index, project, plan, vector, vector_rows, text_rows)
+    assert len(after) == 2 and gone not in {h.document.filename for h in after}
+    assert after[0].chunk_id == before[1].chunk_id
