@@ -84,6 +84,7 @@ class _Piece:
     section: Section
     block: Block
     overlap: bool = False
+    heading: bool = False  # the title of a section joining the chunk: a line of its own
 
 
 def chunk_document(
@@ -156,6 +157,19 @@ def _cited_chapters(wrapper: Section | None) -> dict[int, str]:
     }
 
 
+def _new_headings(shown: list[str], headings: list[str]) -> list[str]:
+    """The headings of a section joining a chunk that the chunk has not shown yet: its own
+    title and every heading above it where its path leaves the previous section's. "5.16.1.
+    Purpose" joining "5.15.1. Purpose" brings "5.16. /var/yp : NIS database files" too — the
+    heading that says what the text below it is about."""
+    common = 0
+    for a, b in zip(shown, headings, strict=False):
+        if a != b:
+            break
+        common += 1
+    return headings[common:]
+
+
 class _Builder:
     def __init__(self, doc: ParsedDocument, count: TokenCounter, policy: ChunkingPolicy) -> None:
         self.doc = doc
@@ -187,18 +201,24 @@ class _Builder:
             ):
                 groups.append(current)
                 current, size = [], 0
-            if current and section.title:  # a small section joins: its heading stays a line
-                title = _Piece(
-                    section.title,
-                    self.count(section.title) + JOIN_SLACK,
-                    section,
-                    section.blocks[0],
-                )
-                current.append(title)
-                size += title.tokens
+            if current:  # a small section joins: its headings stay lines
+                shown = self.paths[id(previous)] if previous is not None else []
+                for title in _new_headings(shown, headings):
+                    piece = _Piece(
+                        title,
+                        self.count(title) + JOIN_SLACK,
+                        section,
+                        section.blocks[0],
+                        heading=True,
+                    )
+                    current.append(piece)
+                    size += piece.tokens
             for piece in self._pieces(section, target):
                 full = size + piece.tokens > target
                 if current and (full or (size >= target * 7 // 10 and _is_anchor(piece))):
+                    # headings left at the end: the next chunk's heading path has them
+                    while len(current) > 1 and current[-1].heading:
+                        current.pop()
                     groups.append(current)
                     current = self._overlap(current, section)
                     size = sum(p.tokens for p in current)
@@ -218,9 +238,11 @@ class _Builder:
                 and before + last_size <= self.policy.target_tokens
             ):
                 tail = [p for p in groups.pop() if not p.overlap]
-                if groups[-1][-1].section is not tail[0].section and tail[0].section.title:
+                if groups[-1][-1].section is not tail[0].section:
                     head = tail[0].section
-                    tail.insert(0, _Piece(head.title, 1, head, head.blocks[0]))
+                    shown = self.paths[id(groups[-1][-1].section)]
+                    titles = _new_headings(shown, self.paths[id(head)])
+                    tail[:0] = [_Piece(t, 1, head, head.blocks[0], heading=True) for t in titles]
                 groups[-1].extend(tail)
         for pieces in groups:
             self._emit(chapter, pieces)
@@ -274,7 +296,7 @@ class _Builder:
         """The id of the section most of the chunk's text belongs to (on a tie, the first): a
         chunk that ends a section and starts the next is cited where it mostly is."""
         share: dict[int, int] = {}
-        for piece in pieces:
+        for piece in [p for p in pieces if not p.heading] or pieces:
             share[id(piece.section)] = share.get(id(piece.section), 0) + len(piece.text)
         return max(share, key=share.__getitem__)
 
@@ -358,12 +380,19 @@ def _is_anchor(piece: _Piece) -> bool:
 
 
 def _join(pieces: list[_Piece]) -> str:
-    """Parts of one block rejoin as they were split (space or line); blocks with a blank line."""
+    """Parts of one block rejoin as they were split (space or line); blocks with a blank line;
+    a joining section's headings as lines of their own."""
     text = pieces[0].text
     for before, piece in itertools.pairwise(pieces):
-        if piece.block is not before.block:
+        if piece.heading:
+            text += "\n" if before.heading else "\n\n"
+        elif piece.block is not before.block:
             text += "\n\n"
-        elif piece.block.kind in ("code", "table", "list") or "\n" in piece.block.text:
+        elif (
+            before.heading
+            or piece.block.kind in ("code", "table", "list")
+            or "\n" in piece.block.text
+        ):
             text += "\n"
         else:
             text += " "

@@ -102,6 +102,31 @@ def test_a_chunk_is_cited_under_the_section_most_of_its_text_is_in(count) -> Non
     assert chunks[0].embed_text.startswith("FHS › Chapter 3. Root › 3.5. /boot › 3.5.1. Purpose\n")
 
 
+def test_a_joining_section_brings_every_heading_its_text_sits_under(count) -> None:
+    """A small section joining the chunk of another one keeps its headings as lines of their
+    own — its parent's too, when the parent has no text of its own: "must be placed in this
+    directory" still says which directory."""
+
+    def directory(number: str, name: str, text: str) -> Section:
+        purpose = Section(f"{number}.1. Purpose", 3, blocks=[Block("paragraph", text)])
+        return Section(f"{number}. {name}", 2, children=[purpose])
+
+    tmp = directory("5.15", "/var/tmp : Temporary files", "Files and folders kept between boots.")
+    yp = directory("5.16", "/var/yp : NIS database files", "NIS data must be placed here.")
+    chapter = Section("Chapter 5. /var", 1, children=[tmp, yp])
+    doc = ParsedDocument("pdf", "FHS", Section("", 0, children=[chapter]))
+    (chunk,) = chunk_document(doc, count, ChunkingPolicy.for_window(512))
+    assert chunk.content == (
+        "Files and folders kept between boots.\n\n"
+        "5.16. /var/yp : NIS database files\n5.16.1. Purpose\nNIS data must be placed here."
+    )
+    assert chunk.structure["heading_path"] == [
+        "Chapter 5. /var",
+        "5.15. /var/tmp : Temporary files",
+        "5.15.1. Purpose",
+    ]
+
+
 def test_estimated_counts_stay_close_to_the_tokenizer(count) -> None:
     texts = [" ".join(SENTENCES[i : i + 5]) for i in range(0, 150, 5)]
     estimate = TokenEstimator(count, texts, sample=1)
