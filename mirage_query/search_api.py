@@ -9,15 +9,18 @@ beside them: two PostgreSQL processes, two cores, for the question an agent wait
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from uuid import UUID
 
 import anyio
+import msgspec
 import numpy as np
 from litestar import Request, post
-from litestar.exceptions import NotFoundException
+from litestar.exceptions import ClientException, NotFoundException
 from psycopg import AsyncConnection
 
 from mirage_pipeline.store.schema import EmbeddingIndex
+from mirage_query.catalog import document_refs
 from mirage_query.catalog import project_id as find_project_id
 from mirage_query.query_vectors import QueryEmbedder, first_error
 from mirage_query.schemas import (
@@ -37,14 +40,41 @@ from mirage_query.term_stats import IndexStats
 from mirage_query.uploads import project_folder_exists
 
 
-async def _project(request: Request, project: str) -> UUID | None:
-    """The project's id; None for a project whose folder exists but holds no index yet."""
+async def _project(
+    request: Request, project: str, plans: list[SearchPlan]
+) -> tuple[UUID | None, list[SearchPlan]]:
+    """The project's id (None for a project whose folder exists but holds no index yet), and
+    the plans with the documents their filters name as ids: a document the project does not
+    have is a 404, a base name several of its documents share a 400, never an empty result."""
+    refs = sorted({r for p in plans if p.filters for r in p.filters.documents or ()})
     async with request.app.state.pool.connection() as conn:
         project_id = await find_project_id(conn, project)
+        named = await document_refs(conn, project_id, refs) if project_id and refs else None
     root = request.app.state.settings.documents_dir
     if project_id is None and not project_folder_exists(root, project):
         raise NotFoundException(detail=f"project {project!r} not found")
-    return project_id
+    if named is None:
+        return project_id, plans
+    if named.unknown:
+        shown = ", ".join(repr(r) for r in named.unknown)
+        raise NotFoundException(
+            detail=f"no document {shown} in project {project!r} (filters.documents takes"
+            " document ids, paths in the project, or a base name only one document has)"
+        )
+    if named.ambiguous:
+        ref, paths = next(iter(named.ambiguous.items()))
+        raise ClientException(
+            detail=f"{ref!r} names several documents ({', '.join(paths)}): give the path"
+        )
+    ids = dict(zip(refs, named.ids, strict=True))
+    return project_id, [_named_by_id(plan, ids) for plan in plans]
+
+
+def _named_by_id(plan: SearchPlan, ids: dict[str, str]) -> SearchPlan:
+    if not (plan.filters and plan.filters.documents):
+        return plan
+    documents = list(dict.fromkeys(ids[r] for r in plan.filters.documents))
+    return replace(plan, filters=msgspec.structs.replace(plan.filters, documents=documents))
 
 
 async def _vectors(
@@ -79,8 +109,7 @@ def _plan(request: Request, body: SearchRequest) -> SearchPlan:
 
 @post("/projects/{project:str}/search", status_code=200, summary="Search one project")
 async def search(project: str, data: SearchRequest, request: Request) -> list[SearchResult]:
-    plan = _plan(request, data)
-    project_id = await _project(request, project)
+    project_id, (plan,) = await _project(request, project, [_plan(request, data)])
     if project_id is None:
         return []
     (results,) = await _searches(request, project_id, [plan])
@@ -107,7 +136,7 @@ async def batch_search(project: str, data: BatchRequest, request: Request) -> Ba
         )
         for q in data.queries
     ]
-    project_id = await _project(request, project)
+    project_id, plans = await _project(request, project, plans)
     if project_id is None:
         return BatchResponse(results=[[] for _ in plans], union=[])
     results = await _searches(request, project_id, plans)

@@ -21,6 +21,7 @@ from mirage_query.search import (
     search_params,
 )
 from mirage_query.search_sql import (
+    TAG_MARK,
     TEXT_COLUMNS,
     VECTOR_COLUMNS,
     build_fusion_sql,
@@ -56,7 +57,7 @@ def _highlights(headline: str | None) -> list[str]:
     if not headline:
         return []
     fragments = (f.strip() for f in headline.split(FRAGMENT_DELIMITER))
-    return [f for f in fragments if "<b>" in f]
+    return [f.replace(TAG_MARK, "<") for f in fragments if "<b>" in f]
 
 
 async def vector_candidates(

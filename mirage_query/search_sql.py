@@ -45,6 +45,11 @@ from psycopg import sql
 from mirage_pipeline.store.schema import EmbeddingIndex
 from mirage_query.schemas import Filters
 
+# PostgreSQL's parser reads "<subdir>" or "<API version>" as an HTML tag and ts_headline puts a
+# space in its place: highlights are made with each "<" of the text as this private-use
+# character instead, put back after.
+TAG_MARK = "\ue000"
+
 _VECTOR_LEG = sql.SQL("""
 vec_chunks AS (
     SELECT c.id FROM chunks c
@@ -242,7 +247,7 @@ top AS (
 SELECT c.id, c.content, r.fused, {similarity}, r.text_score,
        r.vector_rank, r.text_rank, c.structure,
        CASE WHEN r.text_rank IS NULL THEN NULL ELSE
-           ts_headline(mirage_text_config(c.lang), c.content,
+           ts_headline(mirage_text_config(c.lang), replace(c.content, '<', {tag_mark}),
                        {headline_query}, %(headline)s) END AS headline,
        d.id, d.path, d.metadata ->> 'title'
 FROM top r
@@ -353,5 +358,6 @@ def _fusion(index: EmbeddingIndex, mode: str, fusion: str | None) -> sql.Compose
         similarity=sql.SQL("NULL::float8") if mode == "text" else _SIMILARITY.format(vtype=vtype),
         threshold=sql.SQL("true") if mode == "text" else _THRESHOLD.format(vtype=vtype),
         headline_query=_HEADLINE_QUERY,
+        tag_mark=sql.Literal(TAG_MARK),
     )
     return sql.SQL("WITH ") + sql.SQL(",").join(legs) + final

@@ -144,6 +144,8 @@ def test_search_exit_codes(api_url, tmp_path):
     assert dead.exit_code == 4
     assert "is `mirage up` running?" in dead.output
     assert run(["search", "-p", "kitchen", "bread", "--limit", "0"], api_url).exit_code == 2
+    unknown = run(["search", "-p", "kitchen", "bread", "-d", "nonexistent.pdf"], api_url)
+    assert unknown.exit_code == 3 and "no document 'nonexistent.pdf'" in unknown.output
     bad_name = run(["search", "-p", "kitchen", "x", "-d", "y" * 2000], api_url)
     assert bad_name.exit_code == 2, bad_name.output  # the API's 400
 

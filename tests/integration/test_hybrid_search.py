@@ -350,8 +350,41 @@ async def test_filter_by_document_id_and_never_across_projects(seeded):
     client, ids = seeded
     hits = await search(client, {"query": CODE, "filters": {"documents": [str(ids["guide"])]}})
     assert hits and {h["document"]["id"] for h in hits} == {str(ids["guide"])}
-    hits = await search(client, {"query": CODE, "filters": {"documents": [str(ids["other"])]}})
-    assert hits == []
+    other = {"query": CODE, "filters": {"documents": [str(ids["other"])]}}
+    assert "no document" in (await search(client, other, status=404))["detail"]
+
+
+async def test_a_filter_names_documents_as_the_cli_does_and_never_one_it_lacks(
+    database_url, local_embedder, tmp_path
+):
+    """filters.documents: ids, paths in the project, or a base name one document has. A name
+    the project has no document for is a 404 naming it (an empty result read as "nothing
+    about that"); a base name two documents share is a 400 listing their paths."""
+    for path in ("shelf/atlas.md", "archive/atlas.md", "shelf/tides.md"):
+        passage = Passage(f"The {path} notes chart the tides of the harbour.", "Tides")
+        write_document(database_url, local_embedder, "maps", path, [passage])
+    settings = ServiceSettings.from_env({"MIRAGE_HOME": str(tmp_path)}).with_overrides(
+        database_url=database_url, api_keys=("k",)
+    )
+    async with AsyncTestClient(app=create_app(settings, embedder=local_embedder)) as client:
+
+        async def files(documents: list[str], status: int = 200) -> object:
+            body = {"query": "harbour tides", "filters": {"documents": documents}}
+            found = await search(client, body, "maps", status)
+            return {h["document"]["filename"] for h in found} if status == 200 else found
+
+        assert await files(["tides.md"]) == {"shelf/tides.md"}
+        assert await files(["shelf/atlas.md", "tides.md"]) == {"shelf/atlas.md", "shelf/tides.md"}
+        missing = (await files(["tides.md", "atlas.pdf"], 404))["detail"]
+        assert "no document 'atlas.pdf' in project 'maps'" in missing, missing
+        shared = (await files(["atlas.md"], 400))["detail"]
+        assert "archive/atlas.md, shelf/atlas.md" in shared, shared
+        batch = await client.post(
+            "/api/v1/projects/maps/search/batch",
+            json={"queries": [{"query": "tides"}, {"query": "x", "filters": {"documents": ["y"]}}]},
+            headers={"X-API-Key": "k"},
+        )
+        assert batch.status_code == 404 and "'y'" in batch.json()["detail"]
 
 
 @pytest.mark.parametrize(
@@ -725,3 +758,19 @@ async def test_a_document_removed_between_the_legs_and_the_fusion_leaves_the_oth
         after = await fused_results(conn, index, project, plan, vector, vector_rows, text_rows)
     assert len(after) == 2 and gone not in {h.document.filename for h in after}
     assert after[0].chunk_id == before[1].chunk_id
+
+
+async def test_highlights_keep_text_in_angle_brackets(database_url, local_embedder, tmp_path):
+    """PostgreSQL's headline parser reads "<subdir>" as an HTML tag and blanks it: the snippet
+    said "/var/opt/ , where   is the name". It is kept as written, beside the <b> marks."""
+    text = "Variable data of add-on packages is stored in /var/opt/<subdir>, where <subdir> is"
+    text += " the name of the subtree in /opt where the package's static data is stored."
+    write_document(database_url, local_embedder, "fhs", "fhs.md", [Passage(text, "/var/opt")])
+    settings = ServiceSettings.from_env({"MIRAGE_HOME": str(tmp_path)}).with_overrides(
+        database_url=database_url, api_keys=("k",)
+    )
+    async with AsyncTestClient(app=create_app(settings, embedder=local_embedder)) as client:
+        for mode in ("text", "hybrid"):
+            (hit,) = await search(client, {"query": "add-on packages data", "mode": mode}, "fhs")
+            shown = " ".join(hit["highlights"])
+            assert "<b>" in shown and "/var/opt/<subdir>, where <subdir> is" in shown, shown
