@@ -10,6 +10,7 @@ from uuid import UUID
 import numpy as np
 from psycopg import AsyncConnection, sql
 
+from mirage_pipeline.chunk_parts import chunk_parts
 from mirage_pipeline.store.schema import EmbeddingIndex
 from mirage_query.schemas import DocumentRef, Scores, SearchResult
 from mirage_query.search import (
@@ -58,6 +59,14 @@ def _highlights(headline: str | None) -> list[str]:
         return []
     fragments = (f.strip() for f in headline.split(FRAGMENT_DELIMITER))
     return [f.replace(TAG_MARK, "<") for f in fragments if "<b>" in f]
+
+
+def _window(content: str, part: int | None) -> list[str]:
+    """The sentence window the vector leg matched best (its number among the chunk's windows,
+    chunk_parts.py): the snippet of a passage found by meaning alone, whose text holds none of
+    the query's words to highlight. None for a chunk that is its own one window."""
+    windows = chunk_parts(content) if part is not None else []
+    return [windows[part]] if part is not None and part < len(windows) else []
 
 
 async def vector_candidates(
@@ -130,7 +139,7 @@ async def fused_results(
                 text_rank=row[6],
             ),
             structure=row[7],
-            highlights=_highlights(row[8]),
+            highlights=_highlights(row[8]) or _window(row[1], row[12]),
             document=DocumentRef(id=str(row[9]), filename=row[10], title=row[11]),
         )
         for row in rows

@@ -66,15 +66,22 @@ vec_parts AS (
 ),
 vec_scored AS (
     SELECT c.id, c.document_id, 1 - (c.embedding::{vtype} <=> %(q)s::{vtype}) AS chunk_similarity,
-           (SELECT max(1 - (p.embedding::{htype} <=> %(q)s::{htype}))
-            FROM chunk_parts p WHERE p.chunk_id = c.id) AS part_similarity
+           w.part, w.similarity AS part_similarity
     FROM chunks c
+    -- its best window: the passage's snippet when no word of the query is in it
+    LEFT JOIN LATERAL (
+        SELECT p.part, 1 - (p.embedding::{htype} <=> %(q)s::{htype}) AS similarity
+        FROM chunk_parts p WHERE p.chunk_id = c.id
+        ORDER BY similarity DESC
+        LIMIT 1
+    ) w ON true
     WHERE c.id IN (SELECT id FROM vec_chunks UNION SELECT id FROM vec_parts)
 ),
 vec AS (
-    SELECT id, document_id, similarity, row_number() OVER (ORDER BY similarity DESC, id) AS rank
+    SELECT id, document_id, similarity, row_number() OVER (ORDER BY similarity DESC, id) AS rank,
+           part
     FROM (
-        SELECT id, document_id,
+        SELECT id, document_id, part,
                (chunk_similarity + coalesce(part_similarity, chunk_similarity)) / 2 AS similarity
         FROM vec_scored
     ) s
@@ -169,20 +176,21 @@ _STRICT_PICK = sql.SQL(
 _VECTOR_ROWS = sql.SQL("""
 vec AS (
     SELECT * FROM unnest(%(v_id)s::bigint[], %(v_document)s::uuid[], %(v_similarity)s::float8[],
-                         %(v_rank)s::bigint[]) AS v(id, document_id, similarity, rank)
+                         %(v_rank)s::bigint[], %(v_part)s::int[])
+             AS v(id, document_id, similarity, rank, part)
 )""")
 _TEXT_ROWS = sql.SQL("""
 txt AS (
     SELECT * FROM unnest(%(t_id)s::bigint[], %(t_score)s::float8[], %(t_coverage)s::float8[],
                          %(t_rank)s::bigint[]) AS t(id, score, coverage, rank)
 )""")
-VECTOR_COLUMNS = ("v_id", "v_document", "v_similarity", "v_rank")
+VECTOR_COLUMNS = ("v_id", "v_document", "v_similarity", "v_rank", "v_part")
 TEXT_COLUMNS = ("t_id", "t_score", "t_coverage", "t_rank")
 
 _FUSED = {
     ("hybrid", "score"): sql.SQL("""
 vec_scaled AS (
-    SELECT v.id, v.similarity, v.rank,
+    SELECT v.id, v.similarity, v.rank, v.part,
            coalesce((v.similarity - s.low + %(vector_floor)s * s.spread)
                     / nullif((1 + %(vector_floor)s) * s.spread, 0), 0) AS scaled,
            %(language)s::text IS NOT NULL AND NOT EXISTS (
@@ -204,7 +212,7 @@ txt_scaled AS (
 ),
 fused AS (
     SELECT coalesce(v.id, t.id) AS id, v.similarity, v.rank AS vector_rank, t.rank AS text_rank,
-           t.score AS text_score,
+           t.score AS text_score, v.part,
            %(wv)s * coalesce(v.scaled, 0)
          + %(wt)s * coalesce(CASE WHEN v.text_blind THEN greatest(v.scaled, t.scaled)
                                   ELSE t.scaled END, 0) AS fused
@@ -213,20 +221,20 @@ fused AS (
     ("hybrid", "rrf"): sql.SQL("""
 fused AS (
     SELECT coalesce(v.id, t.id) AS id, v.similarity, v.rank AS vector_rank, t.rank AS text_rank,
-           t.score AS text_score,
+           t.score AS text_score, v.part,
            coalesce(%(wv)s / (%(k)s + v.rank), 0) + coalesce(%(wt)s / (%(k)s + t.rank), 0) AS fused
     FROM vec v FULL JOIN txt t ON t.id = v.id
 )"""),
     ("vector", None): sql.SQL("""
 fused AS (
     SELECT id, similarity, rank AS vector_rank, NULL::bigint AS text_rank,
-           NULL::float8 AS text_score, similarity AS fused
+           NULL::float8 AS text_score, part, similarity AS fused
     FROM vec
 )"""),
     ("text", None): sql.SQL("""
 fused AS (
     SELECT id, NULL::float8 AS similarity, NULL::bigint AS vector_rank, rank AS text_rank,
-           score AS text_score, score AS fused
+           score AS text_score, NULL::int AS part, score AS fused
     FROM txt
 )"""),
 }
@@ -238,7 +246,7 @@ fused AS (
 # before the limit, not after it.
 _FINAL = sql.SQL(""",
 top AS (
-    SELECT f.id, f.vector_rank, f.text_rank, f.text_score, f.fused, f.similarity
+    SELECT f.id, f.vector_rank, f.text_rank, f.text_score, f.fused, f.similarity, f.part
     FROM fused f
     WHERE {threshold} AND EXISTS (SELECT 1 FROM chunks k WHERE k.id = f.id)
     ORDER BY f.fused DESC, f.id
@@ -249,7 +257,7 @@ SELECT c.id, c.content, r.fused, {similarity}, r.text_score,
        CASE WHEN r.text_rank IS NULL THEN NULL ELSE
            ts_headline(mirage_text_config(c.lang), replace(c.content, '<', {tag_mark}),
                        {headline_query}, %(headline)s) END AS headline,
-       d.id, d.path, d.metadata ->> 'title'
+       d.id, d.path, d.metadata ->> 'title', r.part
 FROM top r
 JOIN chunks c ON c.id = r.id
 JOIN documents d ON d.id = c.document_id
@@ -315,7 +323,8 @@ def _vector_leg(index: EmbeddingIndex, filtered_on: tuple[str, ...]) -> sql.Comp
         vtype=index.vector_type(),
         htype=index.halfvec_type(),
     )
-    return sql.SQL("WITH ") + leg + sql.SQL("\nSELECT id, document_id, similarity, rank FROM vec")
+    columns = "id, document_id, similarity, rank, part"
+    return sql.SQL("WITH ") + leg + sql.SQL(f"\nSELECT {columns} FROM vec")
 
 
 @functools.lru_cache(maxsize=256)

@@ -10,6 +10,7 @@ import pytest
 from litestar.testing import AsyncTestClient
 from psycopg import sql
 
+from mirage_pipeline.chunk_parts import chunk_parts
 from mirage_pipeline.embedders.centering import FORM, center_passages, center_query
 from mirage_pipeline.store import prepare_database
 from mirage_pipeline.store.connections import connect
@@ -307,6 +308,10 @@ async def test_a_sentence_inside_a_long_passage_is_matched_by_its_window(seeded,
         @ center_passages(passage, ["en"], model, FORM)[0]
     )
     assert hits[0]["scores"]["vector"] > chunk_only + 0.01
+    # no word of the query to highlight in vector mode: the snippet is the matched window
+    (window,) = hits[0]["highlights"]
+    assert window in chunk_parts(LONG.content) and "painted bright red in 1923" in window
+    assert not LONG.content.startswith(window)
 
 
 async def test_vector_mode_scores_are_similarities(seeded):
