@@ -4,6 +4,7 @@ legs side by side on two connections (search_api.py); anything else runs them in
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from uuid import UUID
 
@@ -54,19 +55,36 @@ def _array(values: Sequence[int | float | UUID | None]) -> str:
     return "{" + ",".join("NULL" if v is None else str(v) for v in values) + "}"
 
 
-def _highlights(headline: str | None) -> list[str]:
-    if not headline:
-        return []
-    fragments = (f.strip() for f in headline.split(FRAGMENT_DELIMITER))
-    return [f.replace(TAG_MARK, "<") for f in fragments if "<b>" in f]
+_BOLD = re.compile(r"<b>(.*?)</b>", re.S)
 
 
-def _window(content: str, part: int | None) -> list[str]:
-    """The sentence window the vector leg matched best (its number among the chunk's windows,
-    chunk_parts.py): the snippet of a passage found by meaning alone, whose text holds none of
-    the query's words to highlight. None for a chunk that is its own one window."""
+def _highlights(
+    headline: str | None,
+    content: str,
+    part: int | None,
+    vector_rank: int | None,
+    text_rank: int | None,
+) -> list[str]:
+    """Up to two fragments with the query's words in <b>. A passage the vector leg ranks above
+    the full-text leg is shown first by the sentence window that matched it best (its number
+    among the chunk's windows: chunk_parts.py), the words the full-text leg highlighted in bold
+    there too; found by meaning alone, by that window alone."""
+    fragments = [
+        f.strip().replace(TAG_MARK, "<")
+        for f in (headline or "").split(FRAGMENT_DELIMITER)
+        if "<b>" in f
+    ]
     windows = chunk_parts(content) if part is not None else []
-    return [windows[part]] if part is not None and part < len(windows) else []
+    if part is None or part >= len(windows):  # a chunk that is its own one window
+        return fragments
+    if fragments and text_rank is not None and (vector_rank is None or text_rank <= vector_rank):
+        return fragments
+    words = {w for f in fragments for w in _BOLD.findall(f)}
+    window = windows[part]
+    if words:
+        alternatives = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
+        window = re.sub(rf"(?<!\w)({alternatives})(?!\w)", r"<b>\1</b>", window, flags=re.I)
+    return [window, *fragments[:1]]
 
 
 async def vector_candidates(
@@ -139,7 +157,7 @@ async def fused_results(
                 text_rank=row[6],
             ),
             structure=row[7],
-            highlights=_highlights(row[8]) or _window(row[1], row[12]),
+            highlights=_highlights(row[8], row[1], row[12], row[5], row[6]),
             document=DocumentRef(id=str(row[9]), filename=row[10], title=row[11]),
         )
         for row in rows
