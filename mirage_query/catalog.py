@@ -12,7 +12,7 @@ from mirage_query.schemas import ChunkInfo, ChunkPage, DocumentInfo, ProjectInfo
 
 _DOCUMENT_COLUMNS = (
     "d.id, d.path, d.file_type, d.status, d.error_message, d.chunk_count, d.size_bytes,"
-    " d.indexed_at, d.updated_at, d.metadata ->> 'title'"
+    " d.indexed_at, d.updated_at, d.metadata ->> 'title', d.metadata -> 'warnings'"
 )
 _PROJECTS = """
 SELECT p.name, count(d.id), coalesce(sum(d.chunk_count), 0),
@@ -79,6 +79,7 @@ def _document(row: tuple) -> DocumentInfo:
         indexed_at=row[7],
         updated_at=row[8],
         title=row[9],
+        warnings=row[10] if isinstance(row[10], list) else [],
     )
 
 

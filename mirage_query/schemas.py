@@ -131,6 +131,8 @@ class DocumentInfo(msgspec.Struct):
     indexed_at: datetime | None
     updated_at: datetime | None
     title: str | None = None
+    # what its parser warned about (text re-decoded from T2A, pages left out, no headings)
+    warnings: list[str] = msgspec.field(default_factory=list)
 
 
 class Accepted(msgspec.Struct):

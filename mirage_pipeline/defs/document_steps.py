@@ -303,6 +303,8 @@ def _document_metadata(doc: ParsedDocument) -> Metadata:
         metadata["pages"] = doc.pages
     if doc.skipped:
         metadata["skipped"] = doc.skipped
+    if doc.warnings:  # what the parser could not read as it should: the CLI's status shows it
+        metadata["warnings"] = list(doc.warnings)
     return metadata
 
 

@@ -166,6 +166,7 @@ def document_status(project: str | None, doc: str, as_json: bool) -> None:
     ]
     if found.get("error"):
         fields.append(("error", found["error"]))
+    fields += [("warning", w) for w in found.get("warnings") or ()]
     for label, value in fields:
         click.echo(f"{label + ':':<10} {'-' if value is None else value}")
 

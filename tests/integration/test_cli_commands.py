@@ -18,6 +18,9 @@ pytestmark = pytest.mark.integration
 KEY = {"X-API-Key": "secret"}
 
 
+WARNING = "pages 1–2: text re-decoded from T2A (fonts without a Unicode map)"
+
+
 @pytest.fixture
 def service(database_url, local_embedder, tmp_path) -> Iterator[tuple[str, Path]]:
     docs = tmp_path / "documents"
@@ -30,6 +33,7 @@ def service(database_url, local_embedder, tmp_path) -> Iterator[tuple[str, Path]
         "books/guide.md",
         [Passage(f"Step {i}: install the part number {i}.", "Install") for i in range(4)],
         title="Install guide",
+        warnings=[WARNING],
     )
     settings = ServiceSettings.from_env({"MIRAGE_HOME": str(tmp_path)}).with_overrides(
         database_url=database_url,
@@ -92,6 +96,8 @@ def test_documents_list_status_chunks(service):
         assert json.loads(status.output) == api_get(url, f"/projects/library/documents/{doc_id}")
     human = run(["documents", "status", "-p", "library", "guide.md"], url)
     assert "status:    ready" in human.output and "chunks:    4" in human.output
+    assert f"warning:   {WARNING}" in human.output  # what its parser warned about
+    assert documents[0]["warnings"] == [WARNING]
 
     chunks = run(["documents", "chunks", "-p", "library", "guide.md", "--limit", "2"], url)
     assert chunks.exit_code == 0, chunks.output

@@ -56,6 +56,9 @@ def documents(tmp_path: Path) -> Path:
     (project / "guide.pdf").write_bytes(_pdf())
     (project / "stories.fb2").write_bytes(_fb2("windows-1251"))
     (project / "scan.pdf").write_bytes(b"%PDF-1.4 broken")
+    plain = pymupdf.open()
+    plain.new_page().insert_text((40, 60), "Sow beans after the last frost.", fontsize=10)
+    (project / "plain.pdf").write_bytes(plain.tobytes())
     (project / "notes.txt").write_text("Mulch keeps the soil moist.\n\nPrune in spring.\n")
     kb = tmp_path / "documents" / "kb"
     kb.mkdir()
@@ -101,6 +104,11 @@ def test_formats_through_the_pipeline(documents: Path, database_url: str) -> Non
         ).fetchall()
     assert docs["scan.pdf"][0] == "error" and "corrupt PDF" in docs["scan.pdf"][1]
     assert docs["guide.pdf"][:2] == ("ready", None) and docs["guide.pdf"][3]["pages"] == 2
+    assert "warnings" not in docs["guide.pdf"][3]
+    assert docs["plain.pdf"][0] == "ready"  # its parser's warnings kept for `documents status`
+    assert docs["plain.pdf"][3]["warnings"] == [
+        "no outline and no headings found: the document is one section"
+    ]
     assert [(s["chapter"], s["page"]) for s in structures["guide.pdf"]] == [
         ("Chapter 1. Soil", 1),
         ("Chapter 2. Water", 2),

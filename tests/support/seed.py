@@ -36,6 +36,7 @@ def write_document(
     file_type: str = "markdown",
     title: str | None = None,
     index: EmbeddingIndex | None = None,
+    warnings: list[str] | None = None,
 ) -> uuid.UUID:
     """One document whose chunks are `passages`, in order; returns the document id. With
     `index`, written into it as the database stands (not migrated first: a database as an
@@ -71,6 +72,6 @@ def write_document(
             chunks=chunks,
             embeddings=vectors,
             part_embeddings=part_vectors,
-            metadata={"title": title},
+            metadata={"title": title, **({"warnings": warnings} if warnings else {})},
         )
     return document_id
