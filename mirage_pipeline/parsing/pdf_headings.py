@@ -3,6 +3,7 @@ from font statistics when the PDF has no outline."""
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 
@@ -178,6 +179,8 @@ def _looks_like_heading(lines: list[Line], i: int, n: int, body: float) -> bool:
         return False
     if any(line.mono for line in group) or text.endswith((".", ",", ";", ":")):
         return False
+    if _cells_of_a_row(group) and not _NUMBERED.match(text):
+        return False
     larger = all(line.size >= body + 1.0 for line in group)
     bold = all(line.bold for line in group) and all(line.size >= body - 0.5 for line in group)
     if larger:
@@ -185,6 +188,15 @@ def _looks_like_heading(lines: list[Line], i: int, n: int, body: float) -> bool:
     if bold and len(text) <= 80 and n <= 2:
         return True
     return bool(_NUMBERED.match(text)) and bold
+
+
+def _cells_of_a_row(group: list[Line]) -> bool:
+    """Words side by side on one baseline, far apart: a table's header row ("Directory" …
+    "Description") that the table finder missed, not a title."""
+    return any(
+        abs(b.y0 - a.y0) <= 2 and b.x0 - a.x1 >= 5 * max(a.size, b.size)
+        for a, b in itertools.combinations(sorted(group, key=lambda ln: ln.x0), 2)
+    )
 
 
 def _numbered_heading(lines: list[Line], i: int, n: int, body: float) -> bool:

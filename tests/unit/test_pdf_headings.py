@@ -207,3 +207,27 @@ def test_without_printed_contents_fonts_alone_give_the_levels() -> None:
     doc = parse_document(pdf, "plain.pdf")
     assert doc.metadata["structure_source"] == "font sizes"
     assert _levels(doc) == [(1, "1 Getting started"), (2, "1.1 Installing")]
+
+
+def test_a_bold_header_row_of_a_table_is_not_a_heading() -> None:
+    """ "Command … Description" set in bold on one baseline, far apart, over one row: the
+    header of a table too small for the table finder, not a title (FHS 3.16.2)."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    page.insert_text((40, 80), "Chapter 3. Tools", fontsize=24, fontname="hebo")
+    y = 120.0
+    for text in BODY.split(". "):
+        page.insert_text((40, y), text, fontsize=10, fontname="helv")
+        y += 12
+    row = "Command to bring the system down."
+    for x, text, bold, below in [
+        (40, "Command", True, 14),
+        (250, "Description", True, 14),
+        (40, "shutdown", False, 34),
+        (250, row, False, 34),
+        (40, "Rationale", True, 64),
+        (40, BODY[:90], False, 84),
+    ]:
+        page.insert_text((x, y + below), text, fontsize=10, fontname="hebo" if bold else "helv")
+    titles = [title for _, title in _levels(parse_document(doc.tobytes(), "tools.pdf"))]
+    assert titles == ["Chapter 3. Tools", "Rationale"]
