@@ -215,6 +215,9 @@ def index_documents(context: dg.OpExecutionContext, config: BatchConfig) -> None
         for key in dict.fromkeys(config.documents):
             with _document_failures(context, documents, postgres, key, progress):
                 prepared.append(_prepare(documents, postgres, embedder, stages, key))
+        # the shortest documents first: a note dropped beside a book is searchable as soon
+        # as its own texts are embedded, not after the book's
+        prepared.sort(key=lambda item: len(item.texts))
         # each chunk, then its windows: a chunk's rows can be written once its own are in
         texts = {
             h: text

@@ -187,3 +187,27 @@ def test_a_long_document_goes_in_as_its_vectors_arrive_and_a_failure_midway_lose
     assert not any("old version" in c for c in contents)
     assert all(f"colony {i} works" in "\n".join(contents) for i in range(40))
     assert windows > len(contents)  # the chunks' sentence windows came along
+
+
+def test_a_short_note_in_a_batch_with_a_long_one_is_ready_first(folder, tmp_path):
+    """The batch embeds its documents shortest first: a note dropped beside a long document
+    commits (and is searchable) before the long one, whatever their order in the run."""
+    docs, mirage, instance = folder
+    paragraphs = "\n\n".join(
+        f"Paragraph {i} of the beekeeping manual describes frames, smoke and the queen."
+        for i in range(400)
+    )
+    (docs / "vault" / "a-manual.md").write_text(f"# Manual\n\n{paragraphs}\n")
+    (docs / "vault" / "z-note.md").write_text("# Note\n\nThe hive was calm today.\n")
+    age(docs)
+    tick = run_sensor(instance, mirage, None)
+    (request,) = tick.run_requests
+    assert requested_keys(tick) == ["vault/a-manual.md", "vault/z-note.md"]
+    result, outcome = run_batch(instance, mirage, request, tmp_path / "storage")
+    assert result.success and all(outcome.values())
+    order = [
+        e.dagster_event.partition
+        for e in instance.all_logs(result.run_id, of_type=dg.DagsterEventType.ASSET_MATERIALIZATION)
+        if e.dagster_event.asset_key == dg.AssetKey("chunk_index")
+    ]
+    assert order == ["vault/z-note.md", "vault/a-manual.md"]
