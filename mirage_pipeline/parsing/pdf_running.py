@@ -31,7 +31,7 @@ def drop_running_lines(pages: list[PageLines]) -> int:
     n = len(pages)
     if n == 0:
         return 0
-    numbered = _numbered_rows(pages)
+    numbered = _numbered_rows(pages) | _lone_page_numbers(pages)
     edges = [_edge_rows(page) for page in pages]
     by_text: Counter[tuple[str, str]] = Counter()
     by_slot: Counter[tuple[str, int]] = Counter()
@@ -98,6 +98,49 @@ def _edge_rows(page: PageLines) -> dict[Line, str]:
         height = max(ln.y1 - ln.y0 for ln in row)
         if gap >= 0.8 * height:
             found.update({ln: zone for ln in row})
+    return found
+
+
+def _lone_page_numbers(pages: list[PageLines]) -> set[int]:
+    """Ids of the lines `_lone_numbers` finds whose number is the physical page number plus
+    an offset they share on two pages or more (and a third of them): page numbers, not a
+    listing's line number or a figure's label that happen to end a page."""
+    found = [
+        (int(ln.text.strip()) - page.number, ln)
+        for page in pages
+        for ln in _lone_numbers(page)
+        if ln.text.strip().isdigit()
+    ]
+    offsets = Counter(offset for offset, _ in found)
+    least = max(2, len(pages) // 3)
+    return {id(ln) for offset, ln in found if offsets[offset] >= least}
+
+
+def _lone_numbers(page: PageLines) -> list[Line]:
+    """A bare number alone on the page's first or last row, set apart from the text, within
+    its outer fifth: a page number under a deep bottom margin (a book's page set on A4), which
+    the outer 12 % of `_edge_rows` misses — "… (а не на-дзвичайний). 63 3. Не можна …"."""
+    if len(page.lines) < 2:
+        return []
+    found = []
+    for ordered in (
+        sorted(page.lines, key=lambda ln: ln.y0),
+        sorted(page.lines, key=lambda ln: -ln.y1),
+    ):
+        edge, rest = ordered[0], ordered[1:]
+        middle = (edge.y0 + edge.y1) / 2 / page.height
+        if not (middle < 0.2 or middle > 0.8) or not _PAGE_NUMBER.match(edge.text.strip()):
+            continue
+        row = [ln for ln in rest if abs(ln.y0 - edge.y0) <= 2 or abs(ln.y1 - edge.y1) <= 2]
+        others = [ln for ln in rest if ln not in row]
+        if row or not others:
+            continue
+        if middle < 0.2:
+            gap = min(ln.y0 for ln in others) - edge.y1
+        else:
+            gap = edge.y0 - max(ln.y1 for ln in others)
+        if gap >= 0.8 * (edge.y1 - edge.y0):
+            found.append(edge)
     return found
 
 

@@ -96,6 +96,26 @@ def test_running_heads_with_a_section_title_and_a_page_number_are_dropped() -> N
     assert doc.metadata["running_lines_removed"] == 16
 
 
+def test_page_numbers_under_a_deep_bottom_margin_are_dropped_not_a_figures_label() -> None:
+    """A book's pages set on A4 (Ukrainian orthography, 1960): the page number sits alone at
+    84 % of the page height, left and right by turns, below the outer 12 % a running footer
+    is looked for in. It goes; a number ending a page that does not follow the page count (a
+    figure's label) stays."""
+    body = [
+        "Words are carried over to the next line by syllables, and a single letter is never",
+        "left at the end of a line nor carried over to the start of the next one by itself.",
+    ]
+    pages = []
+    for number in range(1, 5):
+        printed = str(number + 62) if number != 3 else "7"
+        foot = (467 if number % 2 else 116, 710, printed, "helv", 12)
+        pages.append([*_lines(116, 180, body), foot])
+    doc = parse_document(_pdf(pages), "orthography.pdf")
+    words = _text(doc).split()
+    assert not {"63", "64", "66"} & set(words) and "7" in words
+    assert doc.metadata["running_lines_removed"] == 3
+
+
 def test_footnotes_are_blocks_of_their_own_after_the_paragraph() -> None:
     """FHS: "… scripts. ¹" with "¹Command binaries …" and "¹¹Obviously …" at the page
     bottom, in a smaller font; the paragraph goes on on the next page."""
