@@ -125,7 +125,15 @@ def extract_lines(
                     code, mono_ends = mono, (mono, mono)
                 else:
                     words = [s for s in spans if not s["text"].isspace()] or spans
+                    raised = False
+                    for before, after in itertools.pairwise(words):
+                        # "scripts.¹" and "c² = a² + b²" read "scripts. 1" and "c2 = a2 + b2"
+                        if _raised_number(after, before):
+                            after["text"] = after["text"].strip().translate(_SUPERSCRIPT)
+                            raised = True
                     text = "".join(s["text"] for s in spans).strip()
+                    if raised:
+                        text = _BEFORE_SUPERSCRIPT.sub("", text)
                     note_mark = _superscript_number(words)
                     if note_mark:  # "¹Obviously" would read "1Obviously"
                         mark = words[0]["text"].strip()
@@ -162,17 +170,26 @@ def extract_lines(
     return pages
 
 
+_SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
+_BEFORE_SUPERSCRIPT = re.compile(r"(?<=\S)\s+(?=[⁰¹²³⁴⁵⁶⁷⁸⁹]+(?:\s|$|[.,;:)]))")
+
+
 def _superscript_number(spans: list[dict]) -> bool:
     """The line opens with a raised, smaller number: a footnote's mark ("¹ Obviously…")."""
-    if len(spans) < 2:
-        return False
-    mark, rest = spans[0], spans[1]
+    return len(spans) >= 2 and _raised_number(spans[0], spans[1])
+
+
+def _raised_number(mark: dict, beside: dict) -> bool:
+    """`mark` is a number set smaller than and raised above the text `beside` it."""
     number = mark["text"].strip()
     return (
         number.isdigit()
         and len(number) <= 3
-        and mark["size"] <= 0.85 * rest["size"]
-        and (bool(mark["flags"] & 1) or mark["origin"][1] < rest["origin"][1] - 0.1 * rest["size"])
+        and mark["size"] <= 0.85 * beside["size"]
+        and (
+            bool(mark["flags"] & 1)
+            or mark["origin"][1] < beside["origin"][1] - 0.1 * beside["size"]
+        )
     )
 
 

@@ -140,7 +140,8 @@ def test_footnotes_are_blocks_of_their_own_after_the_paragraph() -> None:
     blocks = _blocks(parse_document(pdf, "fhs.pdf"))
     assert [b.text for b in blocks] == [
         "The directory holds commands that may be used by users. "
-        "It may contain commands used by scripts.1 Each of them is a program needed before "
+        # the raised mark stays raised: "scripts.1" read as a number in the text
+        "It may contain commands used by scripts.¹ Each of them is a program needed before "
         "other filesystems are mounted, in single user mode.",
         "1 Command binaries that are not essential enough go into the other hierarchy instead.",
         "11 Obviously, there are no manual pages in the root.",
