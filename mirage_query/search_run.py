@@ -74,10 +74,12 @@ def _highlights(
         for f in (headline or "").split(FRAGMENT_DELIMITER)
         if "<b>" in f
     ]
-    windows = chunk_parts(content) if part is not None else []
-    if part is None or part >= len(windows):  # a chunk that is its own one window
+    if part is None:
         return fragments
     if fragments and text_rank is not None and (vector_rank is None or text_rank <= vector_rank):
+        return fragments
+    windows = chunk_parts(content)  # cut only for a hit that shows its window
+    if part >= len(windows):  # a chunk that is its own one window
         return fragments
     words = {w for f in fragments for w in _BOLD.findall(f)}
     window = windows[part]
