@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-from pathlib import PurePosixPath
 from uuid import UUID
 
 from psycopg import AsyncConnection
@@ -34,37 +33,12 @@ WHERE document_id = %s AND index_id = %s ORDER BY position OFFSET %s LIMIT %s
 """
 
 
-_PATHS = "SELECT id, path FROM documents WHERE project_id = %s"
+_PATHS = "SELECT id::text, path FROM documents WHERE project_id = %s"
 
 
-class DocumentRefs:
-    """Documents named by a search filter: by id, by path in the project, or by a base name
-    only one of its documents has (as the CLI's document commands take them)."""
-
-    def __init__(self, rows: list[tuple[UUID, str]], refs: list[str]) -> None:
-        self.ids: list[str] = []
-        self.unknown: list[str] = []
-        self.ambiguous: dict[str, list[str]] = {}
-        by_id = {str(i): str(i) for i, _ in rows}
-        by_path = {p: str(i) for i, p in rows}
-        by_name: dict[str, list[tuple[str, str]]] = {}
-        for i, p in rows:
-            by_name.setdefault(PurePosixPath(p).name, []).append((str(i), p))
-        for ref in refs:
-            found = by_id.get(ref.lower()) or by_path.get(ref)
-            named = by_name.get(ref, [])
-            if found is None and len(named) == 1:
-                found = named[0][0]
-            if found is not None:
-                self.ids.append(found)
-            elif named:
-                self.ambiguous[ref] = sorted(p for _, p in named)
-            else:
-                self.unknown.append(ref)
-
-
-async def document_refs(conn: AsyncConnection, project_id: UUID, refs: list[str]) -> DocumentRefs:
-    return DocumentRefs(await (await conn.execute(_PATHS, (project_id,))).fetchall(), refs)
+async def document_paths(conn: AsyncConnection, project_id: UUID) -> list[tuple[str, str]]:
+    """(id, path) of each document of the project."""
+    return await (await conn.execute(_PATHS, (project_id,))).fetchall()
 
 
 def _document(row: tuple) -> DocumentInfo:

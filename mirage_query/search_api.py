@@ -20,8 +20,9 @@ from litestar.exceptions import ClientException, NotFoundException
 from psycopg import AsyncConnection
 
 from mirage_pipeline.store.schema import EmbeddingIndex
-from mirage_query.catalog import document_refs
+from mirage_query.catalog import document_paths
 from mirage_query.catalog import project_id as find_project_id
+from mirage_query.document_refs import resolve_document
 from mirage_query.query_vectors import QueryEmbedder, first_error
 from mirage_query.schemas import (
     BatchRequest,
@@ -49,24 +50,25 @@ async def _project(
     refs = sorted({r for p in plans if p.filters for r in p.filters.documents or ()})
     async with request.app.state.pool.connection() as conn:
         project_id = await find_project_id(conn, project)
-        named = await document_refs(conn, project_id, refs) if project_id and refs else None
+        documents = await document_paths(conn, project_id) if project_id and refs else None
     root = request.app.state.settings.documents_dir
     if project_id is None and not project_folder_exists(root, project):
         raise NotFoundException(detail=f"project {project!r} not found")
-    if named is None:
+    if documents is None:
         return project_id, plans
-    if named.unknown:
-        shown = ", ".join(repr(r) for r in named.unknown)
+    named = {ref: resolve_document(documents, ref) for ref in refs}
+    if unknown := [ref for ref, (found, shared) in named.items() if found is None and not shared]:
+        shown = ", ".join(repr(r) for r in unknown)
         raise NotFoundException(
             detail=f"no document {shown} in project {project!r} (filters.documents takes"
             " document ids, paths in the project, or a base name only one document has)"
         )
-    if named.ambiguous:
-        ref, paths = next(iter(named.ambiguous.items()))
-        raise ClientException(
-            detail=f"{ref!r} names several documents ({', '.join(paths)}): give the path"
-        )
-    ids = dict(zip(refs, named.ids, strict=True))
+    for ref, (found, shared) in named.items():
+        if found is None:
+            raise ClientException(
+                detail=f"{ref!r} names several documents ({', '.join(shared)}): give the path"
+            )
+    ids = {ref: found for ref, (found, _) in named.items()}
     return project_id, [_named_by_id(plan, ids) for plan in plans]
 
 

@@ -24,6 +24,7 @@ from mirage_query.cli.client import (
 )
 from mirage_query.cli.output import citation, table
 from mirage_query.cli.progress import wait_and_report
+from mirage_query.document_refs import resolve_document
 
 
 def documents_path(project: str) -> str:
@@ -39,14 +40,11 @@ def find_document(api: Api, project: str, ref: str) -> dict[str, Any]:
     if doc_id:
         return api.get(f"{documents_path(project)}/{doc_id}")
     listing = api.get(documents_path(project))
-    exact = [d for d in listing if d["filename"] == ref]
-    if exact:
-        return exact[0]
-    named = [d for d in listing if Path(d["filename"]).name == ref]
-    if len(named) == 1:
-        return named[0]
-    if named:
-        paths = ", ".join(sorted(d["filename"] for d in named))
+    found, shared = resolve_document([(d["id"], d["filename"]) for d in listing], ref)
+    if found is not None:
+        return next(d for d in listing if d["id"] == found)
+    if shared:
+        paths = ", ".join(shared)
         raise CliError(f"{ref!r} matches several documents ({paths}): give the path", USAGE)
     raise CliError(f"no document {ref!r} in project {project!r}", NOT_FOUND)
 
