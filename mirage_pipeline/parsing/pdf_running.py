@@ -74,18 +74,19 @@ def drop_running_lines(pages: list[PageLines]) -> int:
     return dropped
 
 
-def _edge_rows(page: PageLines) -> dict[Line, str]:
-    """The top and bottom rows of a page (within its outer 12 %), if apart from the body."""
+def _edge_rows(page: PageLines, outer: float = 0.12) -> dict[Line, str]:
+    """The top and bottom rows of a page (within its `outer` share), if apart from the body."""
     found: dict[Line, str] = {}
     lines = page.lines
     if len(lines) < 2:
-        return {line: _zone(line, page.height) for line in lines if _zone(line, page.height)}
+        zones = {line: _zone(line, page.height, outer) for line in lines}
+        return {line: zone for line, zone in zones.items() if zone}
     for zone, ordered in (
         ("top", sorted(lines, key=lambda ln: ln.y0)),
         ("bottom", sorted(lines, key=lambda ln: -ln.y1)),
     ):
         first = ordered[0]
-        if _zone(first, page.height) != zone:
+        if _zone(first, page.height, outer) != zone:
             continue
         if zone == "top":
             row = [ln for ln in ordered if ln.y0 <= first.y0 + 2]
@@ -122,33 +123,19 @@ def _lone_numbers(page: PageLines) -> list[Line]:
     the outer 12 % of `_edge_rows` misses — "… (а не на-дзвичайний). 63 3. Не можна …"."""
     if len(page.lines) < 2:
         return []
-    found = []
-    for ordered in (
-        sorted(page.lines, key=lambda ln: ln.y0),
-        sorted(page.lines, key=lambda ln: -ln.y1),
-    ):
-        edge, rest = ordered[0], ordered[1:]
-        middle = (edge.y0 + edge.y1) / 2 / page.height
-        if not (middle < 0.2 or middle > 0.8) or not _PAGE_NUMBER.match(edge.text.strip()):
-            continue
-        row = [ln for ln in rest if abs(ln.y0 - edge.y0) <= 2 or abs(ln.y1 - edge.y1) <= 2]
-        others = [ln for ln in rest if ln not in row]
-        if row or not others:
-            continue
-        if middle < 0.2:
-            gap = min(ln.y0 for ln in others) - edge.y1
-        else:
-            gap = edge.y0 - max(ln.y1 for ln in others)
-        if gap >= 0.8 * (edge.y1 - edge.y0):
-            found.append(edge)
-    return found
+    rows: dict[str, list[Line]] = {}
+    for line, zone in _edge_rows(page, outer=0.2).items():
+        rows.setdefault(zone, []).append(line)
+    return [
+        row[0] for row in rows.values() if len(row) == 1 and _PAGE_NUMBER.match(row[0].text.strip())
+    ]
 
 
-def _zone(line: Line, height: float) -> str:
+def _zone(line: Line, height: float, outer: float = 0.12) -> str:
     middle = (line.y0 + line.y1) / 2
-    if middle < 0.12 * height:
+    if middle < outer * height:
         return "top"
-    if middle > 0.88 * height:
+    if middle > (1 - outer) * height:
         return "bottom"
     return ""
 
