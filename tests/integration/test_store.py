@@ -55,18 +55,23 @@ def new_document(conn: psycopg.Connection, path: str = "a.md"):
     )
 
 
-def write_new_document(conn: psycopg.Connection, index, chunks: list[Chunk]) -> uuid.UUID:
-    """A new document holding `chunks` (random vectors); its id."""
-    pid, doc = new_document(conn)
-    replace_chunks(
+def write_chunks(conn: psycopg.Connection, index, pid: uuid.UUID, doc: uuid.UUID, chunks):
+    """The document's rows in `index` replaced by `chunks` (random vectors, no windows)."""
+    return replace_chunks(
         conn,
         index=index,
         document_id=doc,
         project_id=pid,
         chunks=chunks,
-        embeddings=vectors(len(chunks), 384),
+        embeddings=vectors(len(chunks), index.dimension),
         metadata={},
     )
+
+
+def write_new_document(conn: psycopg.Connection, index, chunks: list[Chunk]) -> uuid.UUID:
+    """A new document holding `chunks` (random vectors); its id."""
+    pid, doc = new_document(conn)
+    write_chunks(conn, index, pid, doc, chunks)
     return doc
 
 
@@ -109,15 +114,7 @@ def test_vectors_of_the_wrong_dimension_never_enter_an_index(database_url: str) 
     index = prepare_database(database_url, "local:multilingual-e5-small", 384)
     with connect(database_url) as conn:
         project_id, doc_id = new_document(conn)
-        replace_chunks(
-            conn,
-            index=index,
-            document_id=doc_id,
-            project_id=project_id,
-            chunks=chunks(3),
-            embeddings=vectors(3, 384),
-            metadata={},
-        )
+        write_chunks(conn, index, project_id, doc_id, chunks(3))
         with pytest.raises(ValueError, match="1024-d embeddings for the 384-d index"):
             replace_chunks(
                 conn,
@@ -146,15 +143,7 @@ def test_replacing_swaps_only_this_documents_chunks_in_this_index(database_url: 
         pid, a = new_document(conn, "a.md")
         _, b = new_document(conn, "b.md")
         for doc, index, n in ((a, small, 4), (b, small, 2), (a, large, 3)):
-            replace_chunks(
-                conn,
-                index=index,
-                document_id=doc,
-                project_id=pid,
-                chunks=chunks(n),
-                embeddings=vectors(n, index.dimension),
-                metadata={},
-            )
+            write_chunks(conn, index, pid, doc, chunks(n))
         replace_chunks(
             conn,
             index=small,
@@ -199,15 +188,7 @@ def test_rewriting_keeps_the_rows_of_unchanged_chunks(database_url: str) -> None
 
         def write(texts: list[str]):
             new = _doc_chunks(texts)
-            result = replace_chunks(
-                conn,
-                index=index,
-                document_id=doc,
-                project_id=pid,
-                chunks=new,
-                embeddings=vectors(len(new), 384),
-                metadata={},
-            )
+            result = write_chunks(conn, index, pid, doc, new)
             rows = conn.execute(
                 "SELECT content, id, structure->'position_in_chapter' FROM chunks"
                 " WHERE document_id = %s ORDER BY position",
