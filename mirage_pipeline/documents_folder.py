@@ -126,14 +126,14 @@ def read_inside(root: Path, relative: str, limit: int | None = None) -> bytes:
             return fh.read() if limit is None else fh.read(limit + 1)
 
 
-def scan_folder(root: Path) -> FolderScan:
-    """Every document file under `root/<project>/`, sorted by key, and every symbolic link met
-    (not followed); hidden and temporary files skipped."""
+def scan_folder(root: Path, project: str | None = None) -> FolderScan:
+    """Every document file under `root/<project>/` (of every project, or of `project`), sorted by
+    key, and every symbolic link met (not followed); hidden and temporary files skipped."""
     scan = FolderScan()
     if not root.is_dir():
         return scan
     for project_dir in sorted(root.iterdir()):
-        if is_ignored(project_dir.name):
+        if is_ignored(project_dir.name) or project not in (None, project_dir.name):
             continue
         if project_dir.is_symlink():
             scan.folder_links.append(project_dir.name)
@@ -168,10 +168,10 @@ def scan_folder(root: Path) -> FolderScan:
     return scan
 
 
-def scan_documents(root: Path) -> list[DocumentFile]:
-    """Every document file under `root/<project>/`, sorted by key; hidden and temp files and
-    symbolic links skipped."""
-    return scan_folder(root).files
+def scan_documents(root: Path, project: str | None = None) -> list[DocumentFile]:
+    """Every document file under `root/<project>/` (of every project, or of `project`), sorted
+    by key; hidden and temp files and symbolic links skipped."""
+    return scan_folder(root, project).files
 
 
 def project_names(root: Path) -> list[str]:

@@ -19,6 +19,7 @@ SELECT p.name, count(d.id), coalesce(sum(d.chunk_count), 0),
        count(d.id) FILTER (WHERE d.status IN ('pending', 'indexing')),
        count(d.id) FILTER (WHERE d.status = 'error')
 FROM projects p LEFT JOIN documents d ON d.project_id = p.id
+{where}
 GROUP BY p.name ORDER BY p.name
 """
 _DOCUMENT = f"""
@@ -59,7 +60,15 @@ def _document(row: tuple) -> DocumentInfo:
 
 async def projects(conn: AsyncConnection) -> list[ProjectInfo]:
     """Every project with a row, with its document counts by status."""
-    return [ProjectInfo(*row) for row in await (await conn.execute(_PROJECTS)).fetchall()]
+    rows = await (await conn.execute(_PROJECTS.format(where=""))).fetchall()
+    return [ProjectInfo(*row) for row in rows]
+
+
+async def project(conn: AsyncConnection, name: str) -> ProjectInfo | None:
+    """One project's document counts by status (None: no row)."""
+    cur = await conn.execute(_PROJECTS.format(where="WHERE p.name = %s"), (name,))
+    row = await cur.fetchone()
+    return ProjectInfo(*row) if row else None
 
 
 async def project_id(conn: AsyncConnection, name: str) -> UUID | None:

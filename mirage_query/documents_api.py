@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import contextlib
 import shutil
+import time
 from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 from typing import Annotated, TypeVar
 from uuid import UUID
 
 import anyio
+import msgspec
 from litestar import Controller, Request, delete, get, post
 from litestar.exceptions import ClientException, NotFoundException
 from litestar.params import Parameter
@@ -36,6 +38,7 @@ from mirage_query.schemas import (
     DocumentInfo,
     ProjectCreate,
     ProjectInfo,
+    ProjectState,
     ReindexedDocument,
     ReindexRequested,
 )
@@ -157,6 +160,27 @@ class ProjectController(Controller):
         await _store(request, store.upsert_project, data.name)
         return ProjectInfo(name=data.name)
 
+    @get("/{project:str}", summary="One project: document counts, and files not yet picked up")
+    async def get_project(self, project: str, request: Request) -> ProjectState:
+        check_project_name(project)
+        root = _documents_dir(request)
+        files = await anyio.to_thread.run_sync(scan_documents, root, project)
+        async with request.app.state.pool.connection() as conn:
+            found = await catalog.project(conn, project)
+            known = set()
+            if found is not None:
+                project_id = await catalog.project_id(conn, project)
+                known = {path for _, path in await catalog.document_paths(conn, project_id)}
+        if found is None and not project_folder_exists(root, project):
+            raise NotFoundException(detail=f"project {project!r} not found")
+        counts = msgspec.structs.asdict(found) if found else {"name": project}
+        newest = max((f.mtime_ns for f in files), default=None)
+        return ProjectState(
+            **counts,
+            unseen=[f.path for f in files if f.path not in known],
+            seconds_since_last_write=None if newest is None else time.time() - newest / 1e9,
+        )
+
     @delete("/{project:str}", status_code=200, summary="Delete a project (needs ?confirm=true)")
     async def delete_project(
         self, project: str, request: Request, confirm: bool = False
@@ -180,11 +204,7 @@ class ProjectController(Controller):
     async def reindex_project(self, project: str, request: Request) -> ReindexRequested:
         check_project_name(project)
         resolve_inside(_documents_dir(request), project)  # a project that is a link: 409
-        files = [
-            f
-            for f in await anyio.to_thread.run_sync(scan_documents, _documents_dir(request))
-            if f.project == project
-        ]
+        files = await anyio.to_thread.run_sync(scan_documents, _documents_dir(request), project)
         async with request.app.state.pool.connection() as conn:
             indexed = await catalog.project_id(conn, project)
         if not files and not indexed:

@@ -114,6 +114,15 @@ class ProjectInfo(msgspec.Struct):
     errors: int = 0
 
 
+class ProjectState(ProjectInfo, kw_only=True):
+    """A project's counts, the files of its folder the pipeline has not picked up yet (new ones:
+    a changed file keeps its row, `pending` once the sensor sees it), and how long ago the
+    newest file of the folder was written (None: no file)."""
+
+    unseen: list[str] = msgspec.field(default_factory=list)
+    seconds_since_last_write: float | None = None
+
+
 class Deleted(msgspec.Struct):
     deleted: bool
     name: str | None = None

@@ -1,4 +1,4 @@
-"""`mirage documents list | add FILE... [--wait] | remove DOC | status DOC | chunks DOC`.
+"""`mirage documents list | add FILE... [--wait] | wait | remove DOC | status DOC | chunks DOC`.
 
 DOC is a document id or its file name (the path inside the project, or a unique base name).
 """
@@ -13,6 +13,7 @@ from urllib.parse import quote
 import click
 
 from mirage_query.cli.client import (
+    FAILURE,
     NOT_FOUND,
     USAGE,
     Api,
@@ -22,6 +23,7 @@ from mirage_query.cli.client import (
     project_option,
     resolve_project,
 )
+from mirage_query.cli.folder_wait import wait_and_report_folder
 from mirage_query.cli.output import citation, table
 from mirage_query.cli.progress import wait_and_report
 from mirage_query.document_refs import resolve_document
@@ -124,6 +126,17 @@ def add_documents(
     wait_and_report(api, project, accepted, timeout=timeout, as_json=as_json)
 
 
+@documents.command("wait")
+@project_option
+@click.option("--timeout", type=click.IntRange(1), default=1800, show_default=True, metavar="S")
+@json_option
+def wait_documents(project: str | None, timeout: int, as_json: bool) -> None:
+    """Wait until every file in the project's folder is indexed: dropped, copied or edited there
+    as well as uploaded. Exits 1 naming each document in error (or not indexed in time)."""
+    project = resolve_project(project)
+    wait_and_report_folder(Api.from_env(), project, timeout=timeout, as_json=as_json)
+
+
 @documents.command("remove")
 @project_option
 @click.argument("doc")
@@ -145,12 +158,18 @@ def remove_document(project: str | None, doc: str, as_json: bool) -> None:
 @click.argument("doc")
 @json_option
 def document_status(project: str | None, doc: str, as_json: bool) -> None:
-    """Indexing status of DOC (id or file name)."""
+    """Indexing status of DOC (id or file name); exits 1 when it is in error."""
     project = resolve_project(project)
     found = find_document(Api.from_env(), project, doc)
     if as_json:
         print_json(found)
-        return
+    else:
+        _print_status(found)
+    if found["status"] == "error":
+        raise SystemExit(FAILURE)
+
+
+def _print_status(found: dict[str, Any]) -> None:
     fields = [
         ("document", found["filename"]),
         ("title", found.get("title")),

@@ -95,3 +95,45 @@ def test_add_wait_reaches_ready_then_searchable(pipeline_and_service, tmp_path):
     final = json.loads(failed.stdout)  # the API's document objects; the bars go to stderr
     assert final[0]["status"] == "error" and final[0]["error"] == "empty file"
     assert "empty.md: empty file" in failed.stderr
+
+
+def test_wait_for_files_written_into_the_folder(pipeline_and_service):
+    """`documents wait` covers files no upload announced: new ones the sensor has not picked up
+    yet, and an edit of an indexed file, which stays `ready` until the sensor sees it."""
+    url, docs = pipeline_and_service
+    folder = docs / "orchard"
+    folder.mkdir()
+    (folder / "bees.md").write_text(NOTE, encoding="utf-8")
+    (folder / "pruning.md").write_text(
+        "# Pruning\n\nCut apple trees in late winter, above an outward-facing bud.\n",
+        encoding="utf-8",
+    )
+    (folder / "empty.md").write_bytes(b"")
+
+    waited = run(["documents", "wait", "-p", "orchard", "--timeout", "240", "--json"], url)
+    assert waited.exit_code == 1, waited.output  # one document ended in error
+    final = {d["filename"]: d["status"] for d in json.loads(waited.stdout)}
+    assert final == {"bees.md": "ready", "empty.md": "error", "pruning.md": "ready"}
+    assert "empty.md: empty file" in waited.stderr
+    assert run(["documents", "status", "-p", "orchard", "empty.md"], url).exit_code == 1
+    assert run(["documents", "status", "-p", "orchard", "bees.md"], url).exit_code == 0
+
+    (folder / "empty.md").unlink()
+    (folder / "pruning.md").write_text(
+        "# Pruning\n\nPear trees want a quince rootstock; prune them in midsummer.\n",
+        encoding="utf-8",
+    )
+    waited = run(["documents", "wait", "-p", "orchard", "--timeout", "240"], url)
+    assert waited.exit_code == 0, waited.output
+    assert "orchard: 2 ready" in waited.stdout
+    hits = json.loads(
+        run(["search", "-p", "orchard", "quince rootstock", "--mode", "text", "--json"], url).stdout
+    )
+    assert hits and hits[0]["document"]["filename"] == "pruning.md"
+    assert "quince" in hits[0]["content"]
+
+
+def test_wait_on_a_project_that_does_not_exist(pipeline_and_service):
+    url, _ = pipeline_and_service
+    waited = run(["documents", "wait", "-p", "nowhere", "--timeout", "5"], url)
+    assert waited.exit_code == 3, waited.output
