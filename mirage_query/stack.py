@@ -202,10 +202,13 @@ class Stack:
         self.children: list[Child] = []
         self.postgres: EmbeddedPostgres | None = None
         self.postgres_started = False  # only a server this stack started is stopped by it
+        self.folders_made = False
 
     def run(self) -> int:
+        home = self.settings.home
+        new_home = not home.exists()
+        home.mkdir(parents=True, exist_ok=True)  # for its lock; the rest once nothing refuses
         try:
-            _make_folders(self.settings)
             with stop_signals() as stop, home_lock(self.settings):
                 try:
                     self._run(stop)
@@ -214,10 +217,15 @@ class Stack:
                     return 1
                 finally:
                     self._shut_down()
-                    forget_stack(self.settings.stacks_dir, self.settings.home)
+                    forget_stack(self.settings.stacks_dir, home)
         except StackError as exc:  # the lock: nothing was started
             self.echo(f"mirage up: {exc}", err=True)
             return 1
+        finally:
+            if new_home and not self.folders_made:  # refused: leave no empty home behind
+                (home / "up.lock").unlink(missing_ok=True)
+                with contextlib.suppress(OSError):
+                    home.rmdir()
         return 0
 
     def _run(self, stop: threading.Event) -> None:
@@ -229,6 +237,8 @@ class Stack:
         for name, port in (("query service", s.api_port), ("Dagster UI", s.dagster_port)):
             if owner := port_owner(port):
                 raise StackError(f"port {port} for the {name} is already in use by {owner}")
+        _make_folders(s)
+        self.folders_made = True
         api_key = ensure_api_key(s)
         database_url = s.database_url or self._start_postgres()
         dagster_url = _dagster_database(s, database_url)

@@ -90,3 +90,19 @@ def test_only_the_postgres_it_started_is_stopped(postgres) -> None:
     stack._shut_down()
     with psycopg.connect(url) as conn:  # the server someone else started still answers
         assert conn.execute("SELECT 1").fetchone() == (1,)
+
+
+def test_a_refused_up_on_a_new_home_leaves_nothing_behind(tmp_path: Path) -> None:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        sock.listen()
+        port = sock.getsockname()[1]
+        home = tmp_path / "fresh" / "home"
+        settings = ServiceSettings.from_env({"MIRAGE_HOME": str(home)}).with_overrides(
+            api_port=port
+        )
+        said: list[str] = []
+        code = Stack(settings, echo=lambda m, **_: said.append(m), on_ready=quiet).run()
+    assert code == 1
+    assert f"port {port} for the query service is already in use" in said[-1]
+    assert not home.exists()
