@@ -59,23 +59,33 @@ vec_chunks AS (
     LIMIT %(candidates)s
 ),
 vec_parts AS (
-    SELECT p.chunk_id AS id FROM chunk_parts p
+    SELECT p.chunk_id AS id, p.part, 1 - (p.embedding::{htype} <=> %(q)s::{htype}) AS similarity
+    FROM chunk_parts p
     WHERE p.index_id = {index_id} AND p.project_id = %(project_id)s AND {parts_allowed}
     ORDER BY p.embedding::{htype} <=> %(q)s::{htype}
     LIMIT %(part_candidates)s
 ),
+-- a chunk's best window is the nearest of its windows the index returned (its nearest of all,
+-- but for the index's approximation): no second look at every window of every candidate
+best_parts AS (
+    SELECT DISTINCT ON (id) id, part, similarity FROM vec_parts ORDER BY id, similarity DESC, part
+),
 vec_scored AS (
     SELECT c.id, c.document_id, 1 - (c.embedding::{vtype} <=> %(q)s::{vtype}) AS chunk_similarity,
            w.part, w.similarity AS part_similarity
+    FROM best_parts w JOIN chunks c ON c.id = w.id
+    UNION ALL
+    -- chunks found by their own vectors (a filtered search): their best window looked up
+    SELECT c.id, c.document_id, 1 - (c.embedding::{vtype} <=> %(q)s::{vtype}),
+           w.part, w.similarity
     FROM chunks c
-    -- its best window: the passage's snippet when no word of the query is in it
     LEFT JOIN LATERAL (
         SELECT p.part, 1 - (p.embedding::{htype} <=> %(q)s::{htype}) AS similarity
         FROM chunk_parts p WHERE p.chunk_id = c.id
         ORDER BY similarity DESC
         LIMIT 1
     ) w ON true
-    WHERE c.id IN (SELECT id FROM vec_chunks UNION SELECT id FROM vec_parts)
+    WHERE c.id IN (SELECT id FROM vec_chunks)
 ),
 vec AS (
     SELECT id, document_id, similarity, row_number() OVER (ORDER BY similarity DESC, id) AS rank,
