@@ -31,7 +31,8 @@ def drop_running_lines(pages: list[PageLines]) -> int:
     n = len(pages)
     if n == 0:
         return 0
-    numbered = _numbered_rows(pages) | _lone_page_numbers(pages)
+    numbered, offsets = _numbered_rows(pages)
+    numbered |= _lone_page_numbers(pages, offsets)
     edges = [_edge_rows(page) for page in pages]
     by_text: Counter[tuple[str, str]] = Counter()
     by_slot: Counter[tuple[str, int]] = Counter()
@@ -102,19 +103,20 @@ def _edge_rows(page: PageLines, outer: float = 0.12) -> dict[Line, str]:
     return found
 
 
-def _lone_page_numbers(pages: list[PageLines]) -> set[int]:
+def _lone_page_numbers(pages: list[PageLines], offsets: set[int]) -> set[int]:
     """Ids of the lines `_lone_numbers` finds whose number is the physical page number plus
-    an offset they share on two pages or more (and a third of them): page numbers, not a
-    listing's line number or a figure's label that happen to end a page."""
+    an offset they share on two pages or more (and a third of them), or plus one of `offsets`
+    (the running heads'): page numbers, not a listing's line number or a figure's label that
+    happen to end a page."""
     found = [
         (int(ln.text.strip()) - page.number, ln)
         for page in pages
         for ln in _lone_numbers(page)
         if ln.text.strip().isdigit()
     ]
-    offsets = Counter(offset for offset, _ in found)
+    counts = Counter(offset for offset, _ in found)
     least = max(2, len(pages) // 3)
-    return {id(ln) for offset, ln in found if offsets[offset] >= least}
+    return {id(ln) for offset, ln in found if counts[offset] >= least or offset in offsets}
 
 
 def _lone_numbers(page: PageLines) -> list[Line]:
@@ -140,10 +142,12 @@ def _zone(line: Line, height: float, outer: float = 0.12) -> str:
     return ""
 
 
-def _numbered_rows(pages: list[PageLines]) -> set[int]:
+def _numbered_rows(pages: list[PageLines]) -> tuple[set[int], set[int]]:
     """Ids of the lines of running heads that carry the printed page number: a page's top
-    (or bottom) row ending or starting in a number that is the physical page number plus the
-    same offset on at least a third of the pages."""
+    (or bottom) row, within its outer fifth, ending or starting in a number that is the
+    physical page number plus the same offset on at least a third of the pages; and those
+    offsets. (A book on Letter paper sets its head 13 % down the page: "1.3. КАК СОЗДАВАТЬ
+    ИГРУ 11", "12 ГЛАВА 1. ОБЩИЕ СВЕДЕНИЯ".)"""
     found: list[tuple[str, int, list[Line]]] = []
     for page in pages:
         for zone, row in _outer_rows(page):
@@ -152,23 +156,22 @@ def _numbered_rows(pages: list[PageLines]) -> set[int]:
             if match and len(" ".join(texts)) <= 160:
                 number = int(match.group(1) or match.group(2))
                 found.append((zone, number - page.number, row))
-    offsets = Counter((zone, offset) for zone, offset, _ in found)
+    counts = Counter((zone, offset) for zone, offset, _ in found)
     least = max(3, len(pages) // 3)
-    return {
-        id(line) for zone, offset, row in found if offsets[(zone, offset)] >= least for line in row
-    }
+    kept = [(offset, row) for zone, offset, row in found if counts[(zone, offset)] >= least]
+    return {id(line) for _, row in kept for line in row}, {offset for offset, _ in kept}
 
 
-def _outer_rows(page: PageLines) -> list[tuple[str, list[Line]]]:
-    """The topmost and the bottommost row of a page, each when it lies in the page's outer
-    12 %, whatever the gap to the body."""
+def _outer_rows(page: PageLines, outer: float = 0.2) -> list[tuple[str, list[Line]]]:
+    """The topmost and the bottommost row of a page, each when it lies in the page's `outer`
+    share, whatever the gap to the body."""
     if not page.lines:
         return []
     rows = []
     top = min(page.lines, key=lambda ln: ln.y0)
-    if _zone(top, page.height) == "top":
+    if _zone(top, page.height, outer) == "top":
         rows.append(("top", [ln for ln in page.lines if ln.y0 <= top.y0 + 2]))
     bottom = max(page.lines, key=lambda ln: ln.y1)
-    if _zone(bottom, page.height) == "bottom":
+    if _zone(bottom, page.height, outer) == "bottom":
         rows.append(("bottom", [ln for ln in page.lines if ln.y1 >= bottom.y1 - 2]))
     return rows

@@ -96,6 +96,50 @@ def test_running_heads_with_a_section_title_and_a_page_number_are_dropped() -> N
     assert doc.metadata["running_lines_removed"] == 16
 
 
+def test_running_heads_under_a_deep_top_margin_are_dropped_and_miss_the_outline() -> None:
+    """stead3-ru: a book on Letter paper sets its running head 13 % down the page, below the
+    outer 12 % edge rows are looked for in — "12 ГЛАВА 1. ОБЩИЕ СВЕДЕНИЯ", "1.3. КАК
+    СОЗДАВАТЬ ИГРУ 13", a bare "15" — and a chapter's first page has its number at the
+    bottom. They go; and the outline's "How to write a game" is found at its heading, not at
+    the head of the page it starts on, which repeats it."""
+    body = [
+        "The engine reads the scene and the objects in it and shows the player what they",
+        "can do there; every action is a click on a word of the text or of the inventory.",
+    ]
+    pages = [[*_lines(60, 300, ["1 General"], size=16), *_lines(60, 330, body)]]
+    pages[0].append((290, 760, "11", "helv", 10))
+    for number in range(2, 9):
+        printed = str(number + 10)
+        title = "1.3. HOW TO WRITE A GAME" if number >= 5 else "1.2. WHAT A GAME LOOKS LIKE"
+        if number == 7:
+            head = [(60, 112, printed, "helv", 10)]
+        elif number % 2:
+            right = 535 - pymupdf.get_text_length(printed, fontname="helv", fontsize=10)
+            head = [(60, 112, title, "helv", 10), (right, 112, printed, "helv", 10)]
+        else:
+            chapter = "CHAPTER 1. GENERAL"
+            right = 535 - pymupdf.get_text_length(chapter, fontname="helv", fontsize=10)
+            head = [(60, 112, printed, "helv", 10), (right, 112, chapter, "helv", 10)]
+        runs = [*head, *_lines(60, 150, body)]
+        if number == 5:
+            runs += [(60, 300, "1.3 How to write a game", "hebo", 13)]
+            runs += _lines(60, 330, ["A game is a folder with a main file that the engine runs."])
+        pages.append(runs)
+    doc = pymupdf.open(stream=_pdf(pages), filetype="pdf")
+    doc.set_toc(
+        [[1, "General", 1], [2, "What a game looks like", 2], [2, "How to write a game", 5]]
+    )
+    parsed = parse_document(doc.tobytes(), "stead.pdf")
+    text = _text(parsed)
+    assert "GENERAL" not in text and "HOW TO WRITE" not in text and "WHAT A GAME" not in text
+    assert not {"11", "12", "15", "17", "18"} & set(text.split())
+    assert text.count("The engine reads the scene") == 8
+    game = next(s for _, s in parsed.root.walk() if s.title == "How to write a game")
+    assert game.page == 5
+    assert game.blocks[0].text.startswith("A game is a folder")
+    assert "The engine reads" not in game.blocks[0].text
+
+
 def test_page_numbers_under_a_deep_bottom_margin_are_dropped_not_a_figures_label() -> None:
     """A book's pages set on A4 (Ukrainian orthography, 1960): the page number sits alone at
     84 % of the page height, left and right by turns, below the outer 12 % a running footer
