@@ -98,7 +98,7 @@ def build_tree(
                 flush()  # the paragraph above, or the footnote before this one
             note.append(line)
             continue
-        if note or (paragraph and not _same_paragraph(paragraph[-1], line, listing, margins)):
+        if note or (paragraph and not _same_paragraph(paragraph, line, listing, margins)):
             flush()
         paragraph.append(line)
     flush()
@@ -106,11 +106,14 @@ def build_tree(
 
 
 def _same_paragraph(
-    last: Line, line: Line, listing: set[int], margins: dict[tuple[int, float], float]
+    paragraph: list[Line], line: Line, listing: set[int], margins: dict[tuple[int, float], float]
 ) -> bool:
-    """Whether `line` goes on with the paragraph (or code listing) `last` ends. Across a
+    """Whether `line` goes on with the paragraph (or code listing) `paragraph` holds. Across a
     block boundary a paragraph goes on in the same column and font with a lowercase word,
-    after a hyphenated word or a line filled to the right margin without a sentence end."""
+    after a hyphenated word or a line filled to the right margin without a sentence end — the
+    page's margin, or the paragraph's own right edge when it is set narrower (a boxed or
+    indented note, each line its own block): the line before or after ends where it does."""
+    last = paragraph[-1]
     code = id(line) in listing
     if code != (id(last) in listing):
         # A listing set in the block of the prose around it starts or ends here, unless the
@@ -134,7 +137,15 @@ def _same_paragraph(
         return False
     if _HYPHENATED.search(last.text):
         return True
-    full = last.x1 >= margins[(last.page, round(last.size))] - last.size
+    margin = margins[(last.page, round(last.size))]
+    full = last.x1 >= margin - last.size or (
+        last.x1 - last.x0 >= 0.5 * (margin - last.x0)
+        and any(
+            abs(other.x1 - last.x1) <= 0.5 * last.size
+            for other in (*paragraph[-2:-1], line)
+            if other.page == last.page
+        )
+    )
     return full and not last.text.endswith(_SENTENCE_END)
 
 

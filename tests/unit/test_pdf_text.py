@@ -311,6 +311,40 @@ def test_line_end_hyphen_of_a_compound_is_kept() -> None:
     assert "for example the queue; something else" in text
 
 
+def test_a_boxed_note_set_narrower_than_the_page_is_one_paragraph() -> None:
+    """stead3-ru: a "Важно!" note indented on both sides, each of its lines a block of its
+    own, ending short of the page's margin but all at the note's own right edge."""
+    size = 9.4
+    prose = [
+        "Functions nearly always hold conditions and work with the variables of the game world,",
+        "so a handler may be written as a function of the object it belongs to and the scene.",
+    ]
+    note = [
+        "the main difference between attributes and handlers is",
+        "that handlers may change the state of the game world",
+        "and attributes must not, since the engine reads them at",
+        "moments nobody can foresee.",
+    ]
+    runs = [(60, 100 + 14.5 * i, text, "helv", size) for i, text in enumerate(prose)]
+    widths = [pymupdf.get_text_length(text, fontname="helv", fontsize=size) for text in note]
+    edge = max(widths[:-1])
+    for i, text in enumerate(note):
+        y = 150 + 14.5 * i
+        if i == len(note) - 1:
+            runs.append((90, y, text, "helv", size))
+            continue
+        words = text.split()  # justified: the spaces widened to end at the note's edge
+        extra = (edge - widths[i]) / (len(words) - 1)
+        x = 90.0
+        for word in words:
+            runs.append((x, y, word, "helv", size))
+            x += pymupdf.get_text_length(word + " ", fontname="helv", fontsize=size) + extra
+    pdf = _pdf([runs])
+    assert len(pymupdf.open(stream=pdf)[0].get_text("dict")["blocks"]) >= 5  # a block a line
+    blocks = [b.text for b in _blocks(parse_document(pdf, "stead.pdf"))]
+    assert blocks[-1] == " ".join(note)
+
+
 @pytest.mark.parametrize(
     ("left", "right", "joined"),
     [
@@ -333,6 +367,9 @@ def test_line_end_hyphen_of_a_compound_is_kept() -> None:
         ("a well-", "known rule", "a well-known rule"),
         ("x86-", "compatible", "x86-compatible"),
         ("a com\u00ad", "mand", "a command"),
+        ("на один из во-", "просов в списке", "на один из вопросов в списке"),
+        ("Во-", "первых, это быстро", "Во-первых, это быстро"),
+        ("кое-", "что ещё", "кое-что ещё"),
     ],
 )
 def test_line_joins(left: str, right: str, joined: str) -> None:
