@@ -17,6 +17,16 @@ _NUMBERED = re.compile(
     re.IGNORECASE,
 )
 _NUMBER_ONLY = re.compile(r"^(?:\d+(?:\.\d+)*\.?|[IVXLC]+\.?|[А-ЯA-Z]\.?)$")
+# A chapter's label set above its title ("Глава 5" / "Декорации", "CHAPTER" / "ONE" / "Title"):
+# part of the heading, not the last words of the chapter before.
+_CHAPTER_LABEL = re.compile(
+    r"^(?:глава|chapter|часть|part|раздел|appendix|приложение|лекция|lecture)"
+    r"(?:\s+(?:\d{1,3}|[ivxlcdm]{1,7}|[a-zа-яё]|one|two|three|four|five|six|seven|eight|nine"
+    r"|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen"
+    r"|twenty|первая|вторая|третья|четв[её]ртая|пятая|шестая|седьмая|восьмая|девятая"
+    r"|десятая))?\.?$",
+    re.IGNORECASE,
+)
 # A list item's mark: "• ldconfig" set in bold is an item, not a heading.
 _BULLET = re.compile(r"^(?:[•◦▪▫‣⁃∙·●○■□►▸▹➢➤✓✔*]|[-–—](?=\s))")
 
@@ -46,6 +56,7 @@ def locate_outline(
         found = _find_title(title, lines, max(start, search_from), page)
         if found:
             first, last = found
+            first = _label_above(lines, first, max(start, search_from))
             heading = Heading(first, level, title, page, tuple(range(first, last + 1)))
             search_from = last + 1
         else:
@@ -53,6 +64,20 @@ def locate_outline(
         floor = heading.start
         headings.append(heading)
     return headings
+
+
+def _label_above(lines: list[Line], first: int, floor: int) -> int:
+    """The first line of a chapter label set just above the title line `first` on its page
+    (one line, or two: "CHAPTER" / "ONE"), else `first`."""
+    title = lines[first]
+    for above in (1, 2):
+        k = first - above
+        if k < floor or lines[k].page != title.page:
+            break
+        text = " ".join(ln.text.strip() for ln in lines[k:first])
+        if lines[k].size >= 0.6 * title.size and _CHAPTER_LABEL.match(" ".join(text.split())):
+            return k
+    return first
 
 
 def _find_title(title: str, lines: list[Line], start: int, page: int) -> tuple[int, int] | None:
@@ -215,12 +240,16 @@ def _numbered_heading(lines: list[Line], i: int, n: int, body: float) -> bool:
 def _join_number_lines(
     candidates: list[tuple[int, int, float, str]], lines: list[Line]
 ) -> list[tuple[int, int, float, str]]:
-    """ "1" then "Параметры класса" as two headings → one heading "1 Параметры класса"."""
+    """ "1" then "Параметры класса" as two headings → one heading "1 Параметры класса"; so
+    "Глава 1" then "Общие сведения"."""
     joined: list[tuple[int, int, float, str]] = []
     for cand in candidates:
+        label = joined and (
+            _NUMBER_ONLY.match(joined[-1][3].strip())
+            or _CHAPTER_LABEL.match(" ".join(joined[-1][3].split()))
+        )
         if (
-            joined
-            and _NUMBER_ONLY.match(joined[-1][3].strip())
+            label
             and cand[0] == joined[-1][1] + 1
             and lines[cand[0]].page == lines[joined[-1][0]].page
         ):

@@ -101,6 +101,36 @@ def test_pdf_without_outline_detects_headings_from_font_sizes() -> None:
     assert (2, "2.1 Last words") in titles
 
 
+def _labelled_chapters() -> list[list[tuple[str, float]]]:
+    """A LaTeX book's chapter pages: "Chapter 1" (stead3-ru: "Глава 1") above the chapter's
+    title, or Sphinx's "CHAPTER" / "TWO", large."""
+    body = LOREM * 3
+    return [
+        [("Chapter 1", 16), ("Foundations", 20), (body, 10), (body, 10)],
+        [("CHAPTER", 16), ("TWO", 16), ("Scenery", 20), (body, 10)],
+    ]
+
+
+def test_pdf_chapter_label_above_an_outline_title_is_part_of_the_heading() -> None:
+    """stead3-ru, Sphinx: the label was left as the last words of the chapter before ("… a
+    citation says where it came from. CHAPTER TWO")."""
+    toc = [[1, "Foundations", 1], [1, "Scenery", 2]]
+    doc = parse_document(_pdf(_labelled_chapters(), toc), "book.pdf")
+    sections = {s.title: s for _, s in doc.root.walk()}
+    first = " ".join(b.text for b in sections["Foundations"].blocks)
+    assert "Retrieval needs" in first and "CHAPTER" not in first and "TWO" not in first
+    everything = " ".join(b.text for _, s in doc.root.walk() for b in s.blocks)
+    assert "Chapter" not in everything and "CHAPTER" not in everything and "TWO" not in everything
+    assert "Retrieval needs" in everything
+
+
+def test_pdf_chapter_label_and_title_detected_from_fonts_are_one_heading() -> None:
+    doc = parse_document(_pdf(_labelled_chapters()), "book.pdf")
+    titles = [t["title"] for t in doc.toc()]
+    assert titles[-2:] == ["Chapter 1 Foundations", "CHAPTER TWO Scenery"]
+    assert not {"Chapter 1", "CHAPTER", "TWO", "CHAPTER TWO"} & set(titles)
+
+
 def test_pdf_printed_contents_are_dropped_and_the_body_after_them_kept() -> None:
     contents = [
         ("Contents", 14),
