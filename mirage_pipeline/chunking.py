@@ -25,7 +25,12 @@ from typing import Any
 
 from mirage_pipeline.block_split import JOIN_SLACK, SENTENCE_END, split_block
 from mirage_pipeline.chunk_parts import chunk_parts
-from mirage_pipeline.language import detect_language
+from mirage_pipeline.language import (
+    CYRILLIC_LANGUAGES,
+    cyrillic_share,
+    detect_language,
+    identify_language,
+)
 from mirage_pipeline.morphology import lemma_text
 from mirage_pipeline.parsing.html_chrome import edge_key
 from mirage_pipeline.parsing.model import Block, ParsedDocument, Section
@@ -360,13 +365,31 @@ class _Builder:
         )
 
 
+# A chunk is in the other alphabet than its declared language when that alphabet's letters are
+# under this share of its letters.
+_OTHER_ALPHABET = 0.05
+
+
 def _language(pieces: list[_Piece], content: str) -> str:
-    """The language the parser declared for most of the chunk's text, else detected from it."""
+    """The language the parser declared for most of the chunk's text, else detected from it;
+    detected too when the text is prose all but wholly in the other alphabet (a passage of a
+    Russian translation left in English: stemmed as Russian, none of its words would match).
+    A Russian paragraph beside a listing keeps the declared language."""
     declared: dict[str, int] = {}
     for piece in pieces:
         if piece.block.lang:
             declared[piece.block.lang] = declared.get(piece.block.lang, 0) + len(piece.text)
-    return max(declared, key=declared.__getitem__) if declared else detect_language(content)
+    if not declared:
+        return detect_language(content)
+    language = max(declared, key=declared.__getitem__)
+    share = cyrillic_share(content)
+    other = share is not None and (
+        share < _OTHER_ALPHABET if language in CYRILLIC_LANGUAGES else share > 1 - _OTHER_ALPHABET
+    )
+    found = identify_language(content) if other else None
+    if found and (found in CYRILLIC_LANGUAGES) != (language in CYRILLIC_LANGUAGES):
+        return found
+    return language
 
 
 def _is_anchor(piece: _Piece) -> bool:

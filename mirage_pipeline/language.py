@@ -108,6 +108,13 @@ def identify_language(text: str) -> str | None:
     return _identify(sample, *_letters(sample))
 
 
+def cyrillic_share(text: str) -> float | None:
+    """The share of Cyrillic among the letters of `text` (None: no letters)."""
+    cyrillic, ascii_latin, accented = _letters(text[:_SAMPLE_CHARS])
+    total = cyrillic + ascii_latin + accented
+    return cyrillic / total if total else None
+
+
 def prevailing_language(samples: Iterable[tuple[str, str | None]]) -> str | None:
     """The language most of a document's text is in: each sample (a text and the code its
     source declares, or None) votes with its length; text that does not tell is passed over."""

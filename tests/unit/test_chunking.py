@@ -317,3 +317,28 @@ def test_a_table_without_a_header_rule_is_split_as_before(count) -> None:
     doc = ParsedDocument("pdf", "Ref", Section("", 0, children=[Section("Flags", 1, [table])]))
     chunks = chunk_document(doc, count, ChunkingPolicy.for_window(512))
     assert [ln for c in chunks for ln in c.content.split("\n")] == rows
+
+
+def test_a_passage_left_untranslated_gets_its_own_language(count) -> None:
+    """developers-reference-ru: the EPUB's items say `xml:lang="ru"`, but a third of its
+    sections were never translated; stemmed as Russian, their English words matched nothing.
+    A Russian paragraph beside a listing keeps the declared language."""
+    english = (
+        "So, you've read all the documentation, you've gone through the New Maintainers' "
+        "Guide, understand what everything in the package is for, and you are about to build "
+        "your first package. Before you upload it, read the policy on what it should hold."
+    )
+    russian = (
+        "Инструмент dak доступен на сервере архива; он показывает версии пакета в каждом "
+        "выпуске:\n\n$ dak ls -a amd64 -s stable -S dpkg dpkg-dev libdpkg-perl dselect"
+    )
+    sections = [
+        Section("Untranslated", 1, blocks=[Block("paragraph", english, lang="ru")]),
+        Section("Translated", 1, blocks=[Block("paragraph", russian, lang="ru")]),
+    ]
+    doc = ParsedDocument("epub", "Reference", Section("", 0, children=sections))
+    chunks = chunk_document(doc, count, ChunkingPolicy.for_window(512))
+    assert [(c.structure["section"], c.lang) for c in chunks] == [
+        ("Untranslated", "en"),
+        ("Translated", "ru"),
+    ]
