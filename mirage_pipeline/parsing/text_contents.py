@@ -26,6 +26,7 @@ _CONTENTS_TITLE = re.compile(
 )
 # ". . . . 12", "....... 12" or a page number after a wide gap
 _LEADER = re.compile(r"(?:[ \t]*\.){3,}[ \t]*\d{1,4}[ \t]*$|[ \t]{2,}\d{1,4}[ \t]*$")
+_ITEM = re.compile(r"^\s*[*•\-–]\s+")  # a list item's mark
 _PREFIX = 24  # characters of a title compared with a heading's
 
 
@@ -63,11 +64,12 @@ def find_contents(runs: list[Run]) -> Contents:
                 latest[key] = i
             short.append((i, norm(text)))
     found = Contents()
-    for i, run in enumerate(runs):
-        if len(run.lines) < 3 or i in found.runs:
+    for indexes, lines in _blocks(runs):
+        i = indexes[-1]
+        if len(lines) < 3 or indexes[0] in found.runs:
             continue
-        entries = _entries(run.lines)
-        if len(entries) < 3 or len(entries) < 0.4 * len(run.lines):
+        entries = _entries(lines)
+        if len(entries) < 3 or len(entries) < 0.4 * len(lines):
             continue
         later = [(j, text) for j, text in short if j > i]
         matched = sum(
@@ -78,15 +80,40 @@ def find_contents(runs: list[Run]) -> Contents:
         )
         if matched < max(3, 0.6 * len(entries)):
             continue
-        found.runs.add(i)
-        if i > 0 and len(runs[i - 1].lines) == 1 and _CONTENTS_TITLE.match(runs[i - 1].lines[0]):
-            found.runs.add(i - 1)
+        found.runs.update(indexes)
+        first = indexes[0]
+        if (
+            first > 0
+            and len(runs[first - 1].lines) == 1
+            and _CONTENTS_TITLE.match(runs[first - 1].lines[0])
+        ):
+            found.runs.add(first - 1)
         for key, title in entries:
             if key:
                 found.keys.add(key)
             else:
                 found.titles.add(title)
     return found
+
+
+def _blocks(runs: list[Run]) -> list[tuple[list[int], list[str]]]:
+    """Each run with its lines; a list of one-entry items set apart by blank lines (Sphinx's
+    text contents: "* 2. Applying", "  * 2.1. Getting started") one block, bullets removed."""
+    blocks: list[tuple[list[int], list[str]]] = []
+    items: list[int] = []
+    for i, run in enumerate([*runs, None]):
+        if run is not None and len(run.lines) <= 2 and _ITEM.match(run.lines[0]):
+            items.append(i)
+            continue
+        if len(items) >= 3:
+            lines = [_ITEM.sub("", line, count=1) for k in items for line in runs[k].lines]
+            blocks.append((list(items), lines))
+        else:
+            blocks.extend(([k], runs[k].lines) for k in items)
+        items = []
+        if run is not None:
+            blocks.append(([i], run.lines))
+    return blocks
 
 
 def _entries(lines: list[str]) -> list[tuple[tuple[str, str] | None, str]]:

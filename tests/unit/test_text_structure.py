@@ -272,3 +272,17 @@ def test_russian_chapters_questions_and_appendix() -> None:
         (1, "Приложение А. Таблицы"),
         (2, "А.1. Размеры"),
     ]
+
+
+def test_sphinx_bulleted_contents_set_apart_by_blank_lines_are_dropped() -> None:
+    """developers-reference-ru.txt: Sphinx writes its contents as list items with a blank line
+    between each, so no run of lines looked like contents; it was indexed as 12 chunks."""
+    entries = ["1. Scope", "2. Applying", "2.1. Getting started", "2.2. Mentors", "3. Duties"]
+    contents = "\n\n".join(("  " if "." in e.split()[0][:-1] else "") + f"* {e}" for e in entries)
+    sections = "\n\n".join(f"{e}\n{'*' * len(e)}\n\n{ANSWER}" for e in entries)
+    text = f"Developer's Reference\n*********************\n\n{contents}\n\n\n{sections}"
+    doc = _parse(text)
+    assert [t for _, t, _ in _toc(doc)][-5:] == entries
+    body = _text(doc)
+    assert "* 2.1." not in body and "Getting started" not in body
+    assert body.count("The answer runs") == 5
