@@ -20,6 +20,9 @@ _WORD = re.compile(r"[^\W\d_]+")
 _SAMPLE_CHARS = 4000  # enough letters to tell the alphabet; keeps long blocks cheap
 _LATIN_SAMPLE_CHARS = 1200  # some 200 words: dozens of function words in any prose
 _MIN_SHARE = 0.08  # prose is a third function words or more; code and lists of names far less
+# Latin text that is not prose (code, options, names) with this share of Cyrillic letters or
+# more is in the Cyrillic text's language.
+_CYRILLIC_BESIDE_CODE = 0.2
 
 # Frequent function words, chosen to tell the languages apart (not full stop-word lists).
 _FUNCTION_WORDS = {
@@ -133,7 +136,12 @@ def _identify(text: str, cyrillic: int, ascii_latin: int, accented: int) -> str 
         return _cyrillic_language(text)
     if ascii_latin < accented:
         return None  # mostly accented letters: an 8-bit Cyrillic encoding read as Latin-1
-    return _latin_language(text)
+    latin = _latin_language(text)
+    if latin is None and cyrillic >= _CYRILLIC_BESIDE_CODE * (cyrillic + ascii_latin + accented):
+        # Russian prose around a listing or a command's options: its words are what a
+        # question matches; the code's Latin words are kept by the Russian configuration too
+        return _cyrillic_language(text)
+    return latin
 
 
 def _letters(text: str) -> tuple[int, int, int]:

@@ -75,6 +75,16 @@ def test_russian_and_english_chunks_keep_their_codes() -> None:
     assert detect_language("\\newcommand{\\eskd@i}{} \\fi \\put(0,0){a} % графа") == "en"
     assert detect_language("$ dpkg-buildpackage -us -uc") == "en"
     assert detect_language("12 345 — 67") == "other"
+    # Russian prose beside a listing longer than itself: its words are what a question
+    # matches (russ.sty: "Пользоваться пакетом очень просто. Вместо \usepackage…").
+    assert (
+        detect_language(
+            "Пользоваться пакетом очень просто. Вместо \\usepackage{cmap} "
+            "\\usepackage[T2A]{fontenc} \\usepackage[cp1251]{inputenc} "
+            "\\usepackage[russian]{babel} пишем просто \\usepackage{russ}"
+        )
+        == "ru"
+    )
 
 
 def test_what_it_does_not_guess() -> None:
