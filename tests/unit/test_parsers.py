@@ -131,6 +131,15 @@ def test_pdf_chapter_label_and_title_detected_from_fonts_are_one_heading() -> No
     assert not {"Chapter 1", "CHAPTER", "TWO", "CHAPTER TWO"} & set(titles)
 
 
+def test_pdf_a_figure_caption_set_large_is_not_a_heading() -> None:
+    """eskd.pdf: "Рис. 1: Поля документа" under a drawing, set like a heading, made a section
+    of its own that took the text after it."""
+    pages = _book_pages()
+    pages[1].insert(1, ("Figure 1: Page margins", 14))
+    titles = [t["title"] for t in parse_document(_pdf(pages), "book.pdf").toc()]
+    assert "1.2 Second steps" in titles and not any("Figure" in t for t in titles)
+
+
 def test_pdf_printed_contents_are_dropped_and_the_body_after_them_kept() -> None:
     contents = [
         ("Contents", 14),
