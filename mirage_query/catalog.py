@@ -35,11 +35,20 @@ WHERE document_id = %s AND index_id = %s ORDER BY position OFFSET %s LIMIT %s
 
 
 _PATHS = "SELECT id::text, path FROM documents WHERE project_id = %s"
+_SIZES = """
+SELECT d.path, d.size_bytes FROM documents d JOIN projects p ON p.id = d.project_id
+WHERE p.name = %s
+"""
 
 
 async def document_paths(conn: AsyncConnection, project_id: UUID) -> list[tuple[str, str]]:
     """(id, path) of each document of the project."""
     return await (await conn.execute(_PATHS, (project_id,))).fetchall()
+
+
+async def document_sizes(conn: AsyncConnection, project: str) -> dict[str, int | None]:
+    """Each document of the project by path, with the size of the file it was indexed from."""
+    return dict(await (await conn.execute(_SIZES, (project,))).fetchall())
 
 
 def _document(row: tuple) -> DocumentInfo:

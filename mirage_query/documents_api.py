@@ -22,6 +22,7 @@ from psycopg import AsyncConnection
 from mirage_pipeline.documents_folder import (
     OutsideDocumentsFolder,
     document_key,
+    is_ignored,
     project_names,
     resolve_inside,
     scan_documents,
@@ -162,23 +163,29 @@ class ProjectController(Controller):
 
     @get("/{project:str}", summary="One project: document counts, and files not yet picked up")
     async def get_project(self, project: str, request: Request) -> ProjectState:
-        check_project_name(project)
+        # any folder name the documents sensor indexes, not only the ones the API creates
+        if project in ("", ".", "..") or "/" in project or is_ignored(project):
+            raise NotFoundException(detail=f"project {project!r} not found")
         root = _documents_dir(request)
         files = await anyio.to_thread.run_sync(scan_documents, root, project)
         async with request.app.state.pool.connection() as conn:
             found = await catalog.project(conn, project)
-            known = set()
-            if found is not None:
-                project_id = await catalog.project_id(conn, project)
-                known = {path for _, path in await catalog.document_paths(conn, project_id)}
+            indexed = await catalog.document_sizes(conn, project)
         if found is None and not project_folder_exists(root, project):
             raise NotFoundException(detail=f"project {project!r} not found")
-        counts = msgspec.structs.asdict(found) if found else {"name": project}
-        newest = max((f.mtime_ns for f in files), default=None)
+        now = time.time()
+        written = [f.mtime_ns / 1e9 for f in files if f.mtime_ns / 1e9 <= now + 1]  # not future
+        present = {f.path for f in files}
         return ProjectState(
-            **counts,
-            unseen=[f.path for f in files if f.path not in known],
-            seconds_since_last_write=None if newest is None else time.time() - newest / 1e9,
+            **(msgspec.structs.asdict(found) if found else {"name": project}),
+            unseen=[f.path for f in files if f.path not in indexed],
+            changed=[
+                f.path
+                for f in files
+                if indexed.get(f.path) is not None and indexed[f.path] != f.size
+            ],
+            gone=sorted(path for path in indexed if path not in present),
+            seconds_since_last_write=max(0.0, now - max(written)) if written else None,
         )
 
     @delete("/{project:str}", status_code=200, summary="Delete a project (needs ?confirm=true)")

@@ -115,11 +115,15 @@ class ProjectInfo(msgspec.Struct):
 
 
 class ProjectState(ProjectInfo, kw_only=True):
-    """A project's counts, the files of its folder the pipeline has not picked up yet (new ones:
-    a changed file keeps its row, `pending` once the sensor sees it), and how long ago the
-    newest file of the folder was written (None: no file)."""
+    """A project's counts and how far its index is behind its folder: files the pipeline has
+    not picked up yet (`unseen`), files whose size is not the size their row was indexed at
+    (`changed`), rows whose file is gone (`gone`), and how long ago the newest file was
+    written (None: no file). An edit that keeps the size shows in none of the lists until the
+    documents sensor marks it `pending` once it has settled."""
 
     unseen: list[str] = msgspec.field(default_factory=list)
+    changed: list[str] = msgspec.field(default_factory=list)
+    gone: list[str] = msgspec.field(default_factory=list)
     seconds_since_last_write: float | None = None
 
 

@@ -132,6 +132,18 @@ def test_wait_for_files_written_into_the_folder(pipeline_and_service):
     assert hits and hits[0]["document"]["filename"] == "pruning.md"
     assert "quince" in hits[0]["content"]
 
+    (folder / "bees.md").unlink()  # a deletion alone: no new write to wait for
+    waited = run(["documents", "wait", "-p", "orchard", "--timeout", "240", "--json"], url)
+    assert waited.exit_code == 0, waited.output
+    assert [d["filename"] for d in json.loads(waited.stdout)] == ["pruning.md"]
+
+    hand_made = docs / "my notes"  # a folder name the API would not create is a project too
+    hand_made.mkdir()
+    (hand_made / "bees.md").write_text(NOTE, encoding="utf-8")
+    waited = run(["documents", "wait", "-p", "my notes", "--timeout", "240", "--json"], url)
+    assert waited.exit_code == 0, waited.output
+    assert [d["status"] for d in json.loads(waited.stdout)] == ["ready"]
+
 
 def test_wait_on_a_project_that_does_not_exist(pipeline_and_service):
     url, _ = pipeline_and_service
