@@ -180,6 +180,15 @@ def _commands(settings: ServiceSettings) -> dict[str, list[str]]:
     }
 
 
+def _missing_folders(path: Path) -> list[Path]:
+    """`path` and those of its parents that do not exist yet, outermost first."""
+    missing = []
+    while not path.exists() and path != path.parent:
+        missing.append(path)
+        path = path.parent
+    return missing[::-1]
+
+
 def _make_folders(settings: ServiceSettings) -> None:
     dagster = settings.dagster_home
     for folder in (settings.documents_dir, dagster / "storage", dagster / "logs"):
@@ -206,10 +215,12 @@ class Stack:
 
     def run(self) -> int:
         home = self.settings.home
-        new_home = not home.exists()
+        made = _missing_folders(home)  # the home and the parents it needs, outermost first
         home.mkdir(parents=True, exist_ok=True)  # for its lock; the rest once nothing refuses
+        locked = False
         try:
             with stop_signals() as stop, home_lock(self.settings):
+                locked = True
                 try:
                     self._run(stop)
                 except StackError as exc:
@@ -222,10 +233,11 @@ class Stack:
             self.echo(f"mirage up: {exc}", err=True)
             return 1
         finally:
-            if new_home and not self.folders_made:  # refused: leave no empty home behind
+            if locked and made and not self.folders_made:  # refused: leave no empty home
                 (home / "up.lock").unlink(missing_ok=True)
-                with contextlib.suppress(OSError):
-                    home.rmdir()
+                for folder in reversed(made):
+                    with contextlib.suppress(OSError):
+                        folder.rmdir()
         return 0
 
     def _run(self, stop: threading.Event) -> None:

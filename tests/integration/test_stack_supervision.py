@@ -105,4 +105,4 @@ def test_a_refused_up_on_a_new_home_leaves_nothing_behind(tmp_path: Path) -> Non
         code = Stack(settings, echo=lambda m, **_: said.append(m), on_ready=quiet).run()
     assert code == 1
     assert f"port {port} for the query service is already in use" in said[-1]
-    assert not home.exists()
+    assert not (tmp_path / "fresh").exists()
