@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import pymupdf
 
+from mirage_pipeline.language import cyrillic_share
 from mirage_pipeline.parsing import pdf_encoding_tables as tex
 from mirage_pipeline.parsing.pdf_fonts import HIGH, JUNK, OT2_NAME, Font
 from mirage_pipeline.parsing.pdf_lines import PageLines
@@ -113,7 +114,7 @@ def choose(fonts: dict[str, Font], lang: str) -> Redecoding | None:
             continue
         text = font.text
         if OT2_NAME.search(font.name):
-            if _cyrillic_share(text) < 0.5 and _plausible(_decode(text, "OT2"), 0.6, 8):
+            if (cyrillic_share(text) or 0.0) < 0.5 and _plausible(_decode(text, "OT2"), 0.6, 8):
                 chosen[font.name] = "OT2"
             continue
         high = len(HIGH.findall(text))
@@ -199,11 +200,6 @@ def _plausibility(text: str) -> tuple[float, int]:
         elif all("\u0400" <= c <= "\u04ff" for c in letters):
             good += 0.75 * len(word)
     return good, total
-
-
-def _cyrillic_share(text: str) -> float:
-    letters = [c for c in text if c.isalpha()]
-    return sum(1 for c in letters if "\u0400" <= c <= "\u04ff") / len(letters) if letters else 0.0
 
 
 def install_unicode_maps(doc: pymupdf.Document, fonts: dict[str, Font], plan: Redecoding) -> None:

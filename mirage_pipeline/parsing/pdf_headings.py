@@ -19,9 +19,12 @@ _NUMBERED = re.compile(
 _NUMBER_ONLY = re.compile(r"^(?:\d+(?:\.\d+)*\.?|[IVXLC]+\.?|[А-ЯA-Z]\.?)$")
 # A chapter's label set above its title ("Глава 5" / "Декорации", "CHAPTER" / "ONE" / "Title"):
 # part of the heading, not the last words of the chapter before.
+_LABEL_WORD = r"(?:глава|chapter|часть|part|раздел|appendix|приложение|лекция|lecture)"
+_LABEL_START = re.compile(_LABEL_WORD + r"\b", re.IGNORECASE)
 _CHAPTER_LABEL = re.compile(
-    r"^(?:глава|chapter|часть|part|раздел|appendix|приложение|лекция|lecture)"
-    r"(?:\s+(?:\d{1,3}|[ivxlcdm]{1,7}|[a-zа-яё]|one|two|three|four|five|six|seven|eight|nine"
+    r"^"
+    + _LABEL_WORD
+    + r"(?:\s+(?:\d{1,3}|[ivxl]{1,6}|[a-zа-яё]|one|two|three|four|five|six|seven|eight|nine"
     r"|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen"
     r"|twenty|первая|вторая|третья|четв[её]ртая|пятая|шестая|седьмая|восьмая|девятая"
     r"|десятая))?\.?$",
@@ -75,14 +78,20 @@ def locate_outline(
 
 def _label_above(lines: list[Line], first: int, floor: int) -> int:
     """The first line of a chapter label set just above the title line `first` on its page
-    (one line, or two: "CHAPTER" / "ONE"), else `first`."""
+    (one line, or two: "CHAPTER" / "ONE"), apart from any text above it, else `first` — a
+    paragraph's last line that happens to read "Part II." is no label."""
     title = lines[first]
     for above in (1, 2):
         k = first - above
         if k < floor or lines[k].page != title.page:
             break
-        text = " ".join(ln.text.strip() for ln in lines[k:first])
-        if lines[k].size >= 0.6 * title.size and _CHAPTER_LABEL.match(" ".join(text.split())):
+        text = " ".join(" ".join(ln.text.strip() for ln in lines[k:first]).split())
+        apart = (
+            k == 0
+            or lines[k - 1].page != title.page
+            or (lines[k].y0 - lines[k - 1].y1 >= 0.8 * lines[k].size)
+        )
+        if lines[k].size >= 0.6 * title.size and apart and _CHAPTER_LABEL.match(text):
             return k
     return first
 
@@ -253,7 +262,11 @@ def _join_number_lines(
     for cand in candidates:
         label = joined and (
             _NUMBER_ONLY.match(joined[-1][3].strip())
-            or _CHAPTER_LABEL.match(" ".join(joined[-1][3].split()))
+            # "Part I" above "Chapter 1": two headings, not one
+            or (
+                _CHAPTER_LABEL.match(" ".join(joined[-1][3].split()))
+                and not _LABEL_START.match(cand[3].strip())
+            )
         )
         if (
             label

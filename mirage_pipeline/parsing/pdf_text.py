@@ -19,9 +19,9 @@ _REAL_HYPHEN = re.compile(
     r"(?:^|\W)(?:non|self|well|co|cross|half|semi|multi|re|pre|post|anti|кое|какой|что)-$",
     re.IGNORECASE,
 )
-# "во-" stays with an ordinal ("во-первых", "в-третьих"); "во-/просов" is one word broken.
+# "во-" and "в-" stay with an ordinal ("во-первых", "в-третьих"); "во-/просов" is one word.
 _ORDINAL_AFTER_VO = re.compile(
-    r"(?:перв|втор|треть|четв[её]рт|пят|шест|седьм|восьм|девят|десят)ых", re.IGNORECASE
+    r"(?:перв|втор|четв[её]рт|пят|шест|седьм|восьм|девят|десят)ых|третьих", re.IGNORECASE
 )
 _LEADER_RUN = re.compile(rf"\s*(?:{LEADER.pattern})\s*")
 _WORD_CHAR = re.compile(r"\w")
@@ -131,7 +131,7 @@ def _keeps_hyphen(text: str, part: str, vocabulary: Vocabulary, mono: bool) -> b
         return True  # the document writes it so elsewhere
     if folded_left + folded_right in vocabulary.words():
         return False  # … or writes it as one word
-    if folded_left == "во":
+    if folded_left in ("в", "во"):
         return bool(_ORDINAL_AFTER_VO.fullmatch(right_word))
     if (len(left_word) >= 2 and left_word.isupper()) or any(c.isdigit() for c in left_word):
         return True  # "FHS-compliant", "x86-64", "32-разрядный"
