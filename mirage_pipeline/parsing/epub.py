@@ -161,16 +161,25 @@ def _first_meta(book: object, key: str) -> str:
     return " ".join(str(values[0][0]).split()) if values and values[0][0] else ""
 
 
-def _flatten_toc(entries: object, level: int):
+def _flatten_toc(entries: object, level: int, parent: tuple[str, str] | None = None):
+    """(level, title, href) of each entry, depth first. An entry repeating its parent's title
+    and target (Sphinx's translated EPUBs: "Архив Debian" under "Архив Debian", both at
+    `#the-debian-archive`) is left out and its children take its place."""
     from ebooklib import epub
 
     for entry in entries or []:  # type: ignore[attr-defined]
         if isinstance(entry, tuple | list) and len(entry) == 2:
             section, children = entry
-            yield level, _clean(getattr(section, "title", "")), getattr(section, "href", "") or ""
-            yield from _flatten_toc(children, level + 1)
+            here = (_clean(getattr(section, "title", "")), getattr(section, "href", "") or "")
+            if here == parent:
+                yield from _flatten_toc(children, level, parent)
+                continue
+            yield level, *here
+            yield from _flatten_toc(children, level + 1, here)
         elif isinstance(entry, epub.Link | epub.Section):
-            yield level, _clean(entry.title), entry.href or ""
+            here = (_clean(entry.title), entry.href or "")
+            if here != parent:
+                yield level, *here
 
 
 def _clean(title: str | None) -> str:

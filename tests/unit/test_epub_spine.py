@@ -333,3 +333,25 @@ def test_toc_entries_on_empty_files_keep_their_sections() -> None:
     }
     doc = parse_document(_epub(files, ["part1.xhtml", "ch1.xhtml"]), "b.epub")
     assert _tree(doc) == [(1, "Part One"), (2, "The Start")]
+
+
+def test_a_toc_entry_repeating_its_parent_is_not_a_section_of_its_own() -> None:
+    """developers-reference-ru, the Ubuntu packaging guide (Sphinx): "Архив Debian" nests an
+    "Архив Debian" with the same target, and every passage under it was cited
+    "Архив Debian › Архив Debian"."""
+    body = (
+        '<section id="archive"><h1>Archive</h1><p>The archive holds every package.</p>'
+        '<section id="sections"><h2>Sections</h2><p>main, contrib and non-free.</p>'
+        "</section></section>"
+    )
+    nav = _nav(
+        "en",
+        [
+            ("a.xhtml#archive", "Archive"),
+            ("a.xhtml#archive", ">Archive"),
+            ("a.xhtml#sections", ">Sections"),
+        ],
+    )
+    data = _epub({"nav.xhtml": nav, "a.xhtml": _page("Archive", body)}, ["nav.xhtml", "a.xhtml"])
+    doc = parse_document(data, "reference.epub")
+    assert _tree(doc) == [(1, "Archive"), (2, "Sections")]
