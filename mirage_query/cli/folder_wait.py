@@ -22,7 +22,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
 from mirage_query.cli.client import FAILURE, Api, print_json
-from mirage_query.cli.progress import HINT, HINT_AFTER_SECONDS, POLL_SECONDS
+from mirage_query.cli.progress import HINT_AFTER_SECONDS, POLL_SECONDS, say_hint
 
 SETTLED_AFTER = 3.0  # the sensor: a file unchanged for 0.5 s, picked up at its next tick (1 s)
 DONE = ("ready", "error")
@@ -89,7 +89,7 @@ def wait_for_folder(
                 return docs, state, True
             started = any(d["status"] == "indexing" for d in docs)
             if not (started or hinted or quiet) and elapsed >= HINT_AFTER_SECONDS:
-                (live.console.print if live is not None else _echo_err)(HINT.format(s=elapsed))
+                say_hint(live, elapsed)
                 hinted = True
             if elapsed >= timeout:
                 return docs, state, False
@@ -97,10 +97,6 @@ def wait_for_folder(
     finally:
         if live is not None:
             live.stop()
-
-
-def _echo_err(message: str) -> None:
-    click.echo(message, err=True)
 
 
 def wait_and_report_folder(api: Api, project: str, *, timeout: float, as_json: bool) -> None:

@@ -24,6 +24,14 @@ HINT = (
 )
 
 
+def say_hint(live: Progress | None, elapsed: float) -> None:
+    """HINT on stderr: above the live bars when they are drawn, else as a line."""
+    if live is not None:
+        live.console.print(HINT.format(s=elapsed))
+    else:
+        click.echo(HINT.format(s=elapsed), err=True)
+
+
 def status_tail(doc: dict[str, Any], elapsed: float) -> str:
     """`indexing   12s` (the chunk count once ready, the error if failed)."""
     status = doc.get("status", "pending")
@@ -100,10 +108,7 @@ def wait_for_documents(
                 live.refresh()
             stuck = all(docs[d]["status"] == "pending" for d in order)
             if stuck and not (hinted or quiet) and elapsed >= HINT_AFTER_SECONDS:
-                if live is not None:
-                    live.console.print(HINT.format(s=elapsed))
-                else:
-                    click.echo(HINT.format(s=elapsed), err=True)
+                say_hint(live, elapsed)
                 hinted = True
             done = all(docs[d]["status"] in ("ready", "error") for d in order)
             if done or elapsed >= timeout:
