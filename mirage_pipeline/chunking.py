@@ -386,10 +386,8 @@ def _language(pieces: list[_Piece], content: str) -> str:
     other = share is not None and (
         share < _OTHER_ALPHABET if language in CYRILLIC_LANGUAGES else share > 1 - _OTHER_ALPHABET
     )
-    found = identify_language(content) if other else None
-    if found and (found in CYRILLIC_LANGUAGES) != (language in CYRILLIC_LANGUAGES):
-        return found
-    return language
+    # text all but wholly in the other alphabet is identified in that alphabet, or not at all
+    return (identify_language(content) if other else None) or language
 
 
 def _is_anchor(piece: _Piece) -> bool:
