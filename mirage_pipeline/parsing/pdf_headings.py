@@ -32,8 +32,9 @@ _CHAPTER_LABEL = re.compile(
 )
 # A figure's or a table's caption ("Рис. 1: Поля документа", "Figure 3.2. Layout", "Таблица 4"):
 # set apart and often bold, never a section's title.
-_CAPTION = re.compile(
-    r"^(?:рис\.|рисунок|табл\.|таблица|fig\.|figure|table|listing|листинг)\s*\d+(?:[.\d]*)"
+CAPTION = re.compile(
+    r"^(?:рис\.|рисунок|табл\.|таблица|fig\.|figure|table|listing|листинг)\s*"
+    r"(?:[A-ZА-Я]\.)?\d+(?:[.\d]*)"
     r"(?:\s*[:.—–-]|\s|$)",
     re.IGNORECASE,
 )
@@ -212,7 +213,7 @@ def _block_length(lines: list[Line], i: int) -> int:
 def _looks_like_heading(lines: list[Line], i: int, n: int, body: float) -> bool:
     group = lines[i : i + n]
     text = " ".join(line.text for line in group).strip()
-    if _BULLET.match(text) or _CAPTION.match(text):
+    if _BULLET.match(text) or CAPTION.match(text):
         return False
     if _NUMBER_ONLY.match(text):
         return group[0].size >= body + 1 or group[0].bold

@@ -16,7 +16,7 @@ import re
 import statistics
 
 from mirage_pipeline.parsing.model import Block, Section
-from mirage_pipeline.parsing.pdf_headings import Heading
+from mirage_pipeline.parsing.pdf_headings import CAPTION, Heading
 from mirage_pipeline.parsing.pdf_lines import Line, rows_of
 from mirage_pipeline.parsing.pdf_tables import Table
 from mirage_pipeline.parsing.pdf_text import Vocabulary, join_lines, join_text
@@ -26,6 +26,7 @@ _HYPHENATED = re.compile(r"\w[-\u00ad]$")
 _LINE_STEP_MAX = 2.0  # font sizes between the tops of two lines of one paragraph
 _CODE_STEP_MAX = 2.5  # … of one code listing (a blank line in it)
 _COLUMN_SLACK = 5.0  # font sizes an indented line may stand off the line above it
+_FULL_LINE_CHARS = 30  # a line shorter than this is not taken to fill the measure
 _MONO_ADVANCE = 0.55  # width of a monospaced character, in font sizes
 
 
@@ -37,7 +38,6 @@ def build_tree(
 ) -> Section:
     """The document's sections with their blocks, in reading order. `notes`: ids of footnote
     lines → whether the line opens a footnote."""
-    builder = _Builder(Vocabulary(lines))
     root = Section(title="", level=0, page=1)
     stack = [root]
     starts: dict[int, list[Heading]] = {}
@@ -52,9 +52,12 @@ def build_tree(
         skip.update(at)
     listing = _listing_lines(lines)
     margins: dict[tuple[int, float], float] = {}  # (page, font size) → right edge of its text
+    lefts: dict[tuple[int, float], float] = {}  # … → left edge
     for line in lines:
         key = (line.page, round(line.size))
         margins[key] = max(margins.get(key, 0.0), line.x1)
+        lefts[key] = min(lefts.get(key, line.x0), line.x0)
+    builder = _Builder(Vocabulary(lines), margins, lefts)
     front: Section | None = None
     paragraph: list[Line] = []
     note: list[Line] = []
@@ -164,10 +167,19 @@ def _listing_lines(lines: list[Line]) -> set[int]:
 
 class _Builder:
     """Adds paragraphs, code and footnotes to sections, joining a paragraph across a page
-    break with the half before it."""
+    break with the half before it: the text goes on in lowercase, or the half before filled
+    its last line to the margin without a sentence end and the text goes on flush with the
+    page's left edge in the same font ("… including LuaLaTeX, and" / "XeLaTeX. Nevertheless")."""
 
-    def __init__(self, vocabulary: Vocabulary) -> None:
+    def __init__(
+        self,
+        vocabulary: Vocabulary,
+        margins: dict[tuple[int, float], float],
+        lefts: dict[tuple[int, float], float],
+    ) -> None:
         self.vocabulary = vocabulary
+        self.margins = margins
+        self.lefts = lefts
         self.notes: set[int] = set()  # ids of footnote blocks
         self.ends: dict[int, Line] = {}  # paragraph block id → its last line
 
@@ -176,7 +188,9 @@ class _Builder:
         text = _code_text(lines) if mono else join_lines(lines, self.vocabulary)
         page, last = lines[0].page, lines[-1].page
         previous = None if mono or note else self._continued(section, page)
-        if previous is not None and text[:1].islower():
+        if previous is not None and (
+            text[:1].islower() or self._runs_on(self.ends[id(previous)], lines[0])
+        ):
             end = self.ends[id(previous)]
             glue = end.mono_ends[1] and lines[0].mono_ends[0]
             previous.text = join_text(previous.text, text, self.vocabulary, glue)
@@ -191,6 +205,19 @@ class _Builder:
             self.notes.add(id(block))
         elif not mono:
             self.ends[id(block)] = lines[-1]
+
+    def _runs_on(self, end: Line, first: Line) -> bool:
+        """`first`, opening a page, goes on with the line `end` closing the page before."""
+        size = round(end.size)
+        return (
+            first.text[:1].isalpha()
+            and not CAPTION.match(first.text)
+            and len(end.text) >= _FULL_LINE_CHARS
+            and abs(first.size - end.size) <= 0.5
+            and end.x0 <= self.lefts[(end.page, size)] + 0.5 * end.size
+            and end.x1 >= self.margins[(end.page, size)] - end.size
+            and first.x0 <= self.lefts[(first.page, round(first.size))] + 0.5 * first.size
+        )
 
     def _continued(self, section: Section, page: int) -> Block | None:
         """The paragraph a text starting on `page` may continue: the section's last block

@@ -194,6 +194,39 @@ def test_footnotes_are_blocks_of_their_own_after_the_paragraph() -> None:
     assert blocks[1].page == blocks[2].page == 1
 
 
+def test_a_paragraph_going_on_with_a_capital_after_a_page_break_is_joined() -> None:
+    """babel-russian: "… LuaLaTeX, and" fills the last line of page 2, its footnote below it,
+    and page 3 goes on "XeLaTeX. Nevertheless …" — a name, not a new paragraph. A short line
+    without a full stop (a list's last item) followed by a capital is not joined, nor is a
+    caption."""
+    filled = "Nowadays, babel can be used with any engine: LaTeX, pdfLaTeX, LuaLaTeX, and"
+    pdf = _pdf(
+        [
+            [
+                *_lines(60, 100, ["Since earlier versions babel did not support every engine,"]),
+                (60, 112, filled, "helv", 10),
+                (60, 700, "1", "helv", 6),
+                (64, 703, "The file described here has the version number 1.3m.", "helv", 8),
+            ],
+            [
+                *_lines(60, 100, ["XeLaTeX. Nevertheless some troubles may occur with a few."]),
+                *_lines(60, 130, ["The options of the package are these ones, one by one:"]),
+                *_lines(80, 142, ["cyrillic encodings", "default fonts"]),
+            ],
+            [
+                *_lines(60, 100, ["Language names are given in English and in the language"]),
+                (60, 112, filled, "helv", 10),
+            ],
+            [*_lines(60, 100, ["Figure 2. The fonts", "Then the package loads its files."])],
+        ]
+    )
+    texts = [b.text for b in _blocks(parse_document(pdf, "russianb.pdf"))]
+    assert "LuaLaTeX, and XeLaTeX. Nevertheless some troubles" in texts[0]
+    assert texts[1].startswith("1 The file described")
+    assert "default fonts" in texts[3] and "Language names" not in texts[3]
+    assert texts[4].endswith("LuaLaTeX, and") and texts[5].startswith("Figure 2.")
+
+
 def test_urls_and_paths_broken_at_a_line_end_are_rejoined() -> None:
     """ "https://www.ctan. org/", "/ usr/sbin", "/usr/ share/man": the line break put a space
     inside them; prose after a link keeps its space."""
