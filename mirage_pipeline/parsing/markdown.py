@@ -46,8 +46,10 @@ def split_front_matter(text: str) -> tuple[dict[str, Any], str, int, list[str]]:
 
 
 def parse_markdown(data: bytes, name: str) -> ParsedDocument:
-    text = decode_text(data)
+    decoding: list[str] = []
+    text = decode_text(data, decoding)
     front, body, offset, warnings = split_front_matter(text)
+    warnings = decoding + warnings
     lines = body.splitlines()
     root = Section(title="", level=0, line_start=1)
     stack = [root]

@@ -1,8 +1,11 @@
-"""Plain text: encoding detected (UTF-8, then Windows-1251), paragraphs on blank lines, and the
-book's structure read from its layout (numbered, underlined and capital headings), with a
-printed table of contents, separator lines and page furniture left out."""
+"""Plain text: encoding detected (UTF-8, else the legacy encoding its bytes read best in),
+paragraphs on blank lines, and the book's structure read from its layout (numbered,
+underlined and capital headings), with a printed table of contents, separator lines and page
+furniture left out."""
 
 from __future__ import annotations
+
+from charset_normalizer import from_bytes
 
 from mirage_pipeline.parsing.model import Block, ParsedDocument, ParseError, Section
 from mirage_pipeline.parsing.text_contents import find_contents
@@ -15,9 +18,23 @@ from mirage_pipeline.parsing.text_runs import (
     split_runs,
 )
 
+# Legacy 8-bit encodings a text may be in when it is not UTF-8, by name: Russian texts from
+# before Unicode are Windows-1251, KOI8-R (Unix, e-mail, lib.ru) or CP866 (DOS); western
+# European ones Windows-1252. Read as Windows-1251, a KOI8-R text swaps the case of every
+# letter ("оПХБЕР" for "Привет") and a CP866 one is punctuation.
+_LEGACY = {
+    "cp1251": "Windows-1251",
+    "koi8_r": "KOI8-R",
+    "cp866": "CP866 (DOS)",
+    "iso8859_5": "ISO 8859-5",
+    "mac_cyrillic": "Mac Cyrillic",
+    "cp1252": "Windows-1252",
+}
 
-def decode_text(data: bytes) -> str:
-    """UTF-8 (with or without BOM), else Windows-1251, the usual legacy Russian encoding."""
+
+def decode_text(data: bytes, warnings: list[str] | None = None) -> str:
+    """UTF-8 (with or without BOM) or UTF-16 with its mark; else the legacy encoding
+    charset-normalizer finds its bytes most coherent in (`_LEGACY`), said in `warnings`."""
     if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
         try:
             return data.decode("utf-16")
@@ -29,15 +46,19 @@ def decode_text(data: bytes) -> str:
         pass
     if b"\x00" in data[:4096]:
         raise ParseError("this looks like a binary file, not text")
-    try:
-        text = data.decode("cp1251")
-    except UnicodeDecodeError:
-        raise ParseError("text is neither UTF-8 nor Windows-1251") from None
-    return text
+    best = from_bytes(data, cp_isolation=list(_LEGACY)).best()
+    if best is None:
+        raise ParseError(
+            "text is not UTF-8 and reads as none of " + ", ".join(_LEGACY.values())
+        ) from None
+    if warnings is not None:
+        warnings.append(f"not UTF-8: read as {_LEGACY.get(best.encoding, best.encoding)}")
+    return str(best)
 
 
 def parse_text(data: bytes, name: str) -> ParsedDocument:
-    text = decode_text(data)
+    warnings: list[str] = []
+    text = decode_text(data, warnings)
     if "\x00" in text:
         raise ParseError("this looks like a binary file, not text")
     lines = split_lines(text)
@@ -69,4 +90,4 @@ def parse_text(data: bytes, name: str) -> ParsedDocument:
         )
     if not any(s.blocks for _, s in root.walk()):
         raise ParseError("no text to index: the file holds only headings and separators")
-    return ParsedDocument(format="text", title=name.rsplit(".", 1)[0], root=root)
+    return ParsedDocument(format="text", title=name.rsplit(".", 1)[0], root=root, warnings=warnings)

@@ -377,6 +377,38 @@ def test_text_paragraphs_lines_and_cp1251() -> None:
     blocks = doc.root.blocks
     assert [b.text for b in blocks] == ["Первый абзац,\nв две строки.", "Второй абзац."]
     assert [(b.line_start, b.line_end) for b in blocks] == [(1, 2), (5, 5)]
+    assert doc.warnings == ["not UTF-8: read as Windows-1251"]
+    assert not parse_document(text.encode(), "notes.txt").warnings
+
+
+_OLD_RUSSIAN = (
+    "ЧАСТО ЗАДАВАЕМЫЕ ВОПРОСЫ\n\nКак настроить модем? Откройте файл настроек, "
+    "найдите строку с номером порта и замените её.\n\nЁлки-палки: «кавычки» и тире.\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("encoding", "name", "said"),
+    [
+        ("koi8_r", "faq.txt", "KOI8-R"),
+        ("cp866", "faq.txt", "CP866 (DOS)"),
+        ("koi8_r", "faq.md", "KOI8-R"),
+        ("cp1251", "faq.md", "Windows-1251"),
+    ],
+)
+def test_legacy_russian_encodings_are_told_apart(encoding: str, name: str, said: str) -> None:
+    """Read as Windows-1251, a KOI8-R text swaps the case of every letter ("оПХБЕР") and a
+    CP866 one is punctuation: each is read in its own encoding, and the document says so."""
+    data = _OLD_RUSSIAN.replace("«", '"').replace("»", '"').encode(encoding)
+    doc = parse_document(data, name)
+    text = " ".join(b.text for _, s in doc.root.walk() for b in s.blocks)
+    assert "найдите строку с номером порта" in text and "Ёлки-палки" in text
+    assert f"not UTF-8: read as {said}" in doc.warnings
+
+
+def test_western_text_that_is_not_utf8_keeps_its_accents() -> None:
+    doc = parse_document("Größe und Übung: schön, daß Sie da sind.\n".encode("cp1252"), "a.txt")
+    assert doc.root.blocks[0].text == "Größe und Übung: schön, daß Sie da sind."
 
 
 def _md(front: str, body: str) -> bytes:
