@@ -9,6 +9,7 @@ from mirage_pipeline.language import prevailing_language
 from mirage_pipeline.parsing import budgets as _budgets
 from mirage_pipeline.parsing.budgets import Budgets, OverBudget
 from mirage_pipeline.parsing.model import ParsedDocument, ParseError
+from mirage_pipeline.parsing.mojibake import repair_double_encoding
 from mirage_pipeline.parsing.policy import MarkdownPolicy, apply_policy, load_policy
 
 Parser = Callable[[bytes, str], ParsedDocument]
@@ -92,7 +93,7 @@ def parse_document(
         _budgets.check_text_size(data, budgets)
     doc = PARSERS[suffix][1](data, PurePosixPath(path).name)
     _budgets.check_parsed(doc, budgets)
-    return apply_policy(with_language(doc), policy)
+    return apply_policy(with_language(repair_double_encoding(doc)), policy)
 
 
 def with_language(doc: ParsedDocument) -> ParsedDocument:

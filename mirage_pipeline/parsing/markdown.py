@@ -12,6 +12,7 @@ from mirage_pipeline.parsing.model import Block, ParsedDocument, Section
 from mirage_pipeline.parsing.text import decode_text
 
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n(.*?\r?\n)?(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.S)
+_NEWLINE = re.compile(r"\r\n?")
 _BLOCK_KINDS = {
     "paragraph_open": "paragraph",
     "bullet_list_open": "list",
@@ -50,7 +51,10 @@ def parse_markdown(data: bytes, name: str) -> ParsedDocument:
     text = decode_text(data, decoding)
     front, body, offset, warnings = split_front_matter(text)
     warnings = decoding + warnings
-    lines = body.splitlines()
+    # lines as markdown-it counts them: str.splitlines() also breaks at form feeds, U+0085
+    # and U+2028, and every block after one was cut from the wrong lines (or lost)
+    body = _NEWLINE.sub("\n", body)
+    lines = body.split("\n")
     root = Section(title="", level=0, line_start=1)
     stack = [root]
     tokens = _md.parse(body)

@@ -467,3 +467,46 @@ def test_markdown_html_comments_are_not_text_but_code_keeps_them():
         "Write `<!-- note -->` to leave a note.",
         "```html\n<!-- kept: code -->\n```",
     ]
+
+
+def _double_encoded(text: str, encoding: str = "cp1252") -> str:
+    """`text`'s UTF-8 read in an 8-bit encoding, as a tool that got it wrong saved it."""
+    return text.encode("utf-8").decode(encoding, errors="replace")
+
+
+def test_double_encoded_utf8_is_repaired_and_said() -> None:
+    """A Sphinx source with "â€”" for "—", a note whose Russian became "Ð¿Ñ€Ð¸…", a tree
+    listing saved through Mac Roman: repaired; German "ßŒ" and clean text are not touched."""
+    russian = "Пакеты попадают в архив после проверки."
+    body = (
+        f"# {_double_encoded('Архив — разделы', 'latin-1')}\n\n"
+        f"Раздел main архива Debian {_double_encoded('—')} то, что является его ядром.\n\n"
+        f"{_double_encoded(russian, 'latin-1')}\n\n"
+        f"    {_double_encoded('├── chunks/  # Coleção', 'mac_roman')}\n\n"
+        "Der Befehl \\MakeUppercase{\\ss\\OE} setzt ßŒ.\n"
+    )
+    doc = parse_document(body.encode(), "devref.md")
+    texts = [b.text for _, s in doc.root.walk() for b in s.blocks]
+    assert [s.title for _, s in doc.root.walk()][1] == "Архив — разделы"
+    assert texts[0] == "Раздел main архива Debian — то, что является его ядром."
+    assert texts[1] == russian
+    assert "├── chunks/  # Coleção" in texts[2]
+    assert texts[3] == "Der Befehl \\MakeUppercase{\\ss\\OE} setzt ßŒ."
+    assert doc.warnings == [
+        '3 passages held UTF-8 read in an 8-bit encoding ("â€”" for "—"): repaired'
+    ]
+    clean = parse_document("# Архив — разделы\n\nТекст «как есть».\n".encode(), "a.md")
+    assert not clean.warnings
+
+
+def test_markdown_lines_are_counted_as_markdown_counts_them() -> None:
+    """A form feed, U+0085 or U+2028 inside a paragraph is no line break: str.splitlines()
+    made it one, and every block after it was cut from the wrong lines or lost."""
+    body = "# T\r\n\r\nFirst\x0c page.\r\n\r\nSecond\u2028one.\n\n## U\n\nThird \x85 one.\n"
+    doc = parse_document(body.encode(), "notes.md")
+    blocks = [(s.title, b.text, b.line_start) for _, s in doc.root.walk() for b in s.blocks]
+    assert blocks == [
+        ("T", "First\x0c page.", 3),
+        ("T", "Second\u2028one.", 5),
+        ("U", "Third \x85 one.", 9),
+    ]

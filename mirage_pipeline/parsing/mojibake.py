@@ -1,0 +1,45 @@
+"""UTF-8 read as Windows-1252 or Latin-1 and written out again ("â€”" for "—", "Ð¿Ñ€Ð¸" for
+"при"): a source file saved through a tool that got its encoding wrong. Any format can carry
+it (a Sphinx source, a web page turned into Markdown, a PDF made from either); ftfy repairs
+it, in the passages where a UTF-8 lead byte read as a Latin letter is followed by a
+continuation byte read as one — the rest is never touched."""
+
+from __future__ import annotations
+
+import re
+
+import ftfy
+
+from mirage_pipeline.parsing.model import ParsedDocument
+
+# A lead byte read as Latin-1/Windows-1252, then a continuation byte (0x80–0xBF) read as either:
+# cheap to look for, rare in real text. The lead bytes are those of accented Latin letters
+# (0xC2–0xC5: "Ã©" for "é"), Cyrillic (0xD0–0xD1) and the three-byte sequences of punctuation,
+# symbols and box drawing (0xE2–0xEF) — not 0xC6–0xCF or 0xD2–0xDF: German "ßŒ" in a LaTeX
+# guide would become NKo "ߌ".
+_SUSPECT = re.compile(
+    r"[\u00c2-\u00c5\u00d0\u00d1\u00e2-\u00ef][\u0080-\u00bf€‚ƒ„…†‡ˆ‰Š‹ŒŽ‘’“”•–—˜™š›œžŸ]"
+)
+
+
+def repair_double_encoding(doc: ParsedDocument) -> ParsedDocument:
+    """Repair double-encoded UTF-8 in `doc`'s titles and blocks, in place; a warning counts
+    the passages repaired."""
+    repaired = 0
+    for _, section in doc.root.walk():
+        if _SUSPECT.search(section.title):
+            section.title = ftfy.fix_encoding(section.title)
+        for block in section.blocks:
+            if _SUSPECT.search(block.text):
+                fixed = ftfy.fix_encoding(block.text)
+                if fixed != block.text:
+                    block.text = fixed
+                    repaired += 1
+    if doc.title and _SUSPECT.search(doc.title):
+        doc.title = ftfy.fix_encoding(doc.title)
+    if repaired:
+        doc.warnings.append(
+            f"{repaired} passage{'s' if repaired > 1 else ''} held UTF-8 read in an 8-bit encoding"
+            ' ("â€”" for "—"): repaired'
+        )
+    return doc
