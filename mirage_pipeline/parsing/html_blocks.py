@@ -112,18 +112,19 @@ def _walk(el: etree._Element, events: list[Event], lang: str | None) -> None:
         events.append(Event("chrome"))
         return
     lang = _lang(el) or lang
-    ident = el.get("id") or (el.get("name") if name == "a" else None)
-    if ident:
-        events.append(Event("anchor", anchor=ident))
+    # a heading's or a block's anchors inside it too, before it: DocBook's
+    # `<h2 class="title"><a id="opt-latex"/>2.1 Options</h2>`
+    inside = name in _HEADINGS or name in _BLOCKS
+    for node in el.iter() if inside else (el,):
+        ident = _anchor_of(node) if isinstance(node.tag, str) else None
+        if ident:
+            events.append(Event("anchor", anchor=ident))
     if name in _HEADINGS:
         text = _text(el)
         if text:
             events.append(Event("heading", level=_HEADINGS[name], text=text, lang=lang))
         return
     if name in _BLOCKS:
-        for inner in el.iter():
-            if inner is not el and isinstance(inner.tag, str) and inner.get("id"):
-                events.append(Event("anchor", anchor=inner.get("id")))
         if name != "pre" and is_link_list(el):
             events.append(Event("chrome"))
             return
@@ -142,6 +143,10 @@ def _walk(el: etree._Element, events: list[Event], lang: str | None) -> None:
             _walk(child, events, lang)
             if own_text and child.tail:
                 _block(events, "paragraph", " ".join(child.tail.split()), lang)
+
+
+def _anchor_of(el: etree._Element) -> str | None:
+    return el.get("id") or (el.get("name") if local_name(el) == "a" else None)
 
 
 def _block(events: list[Event], kind: str, text: str, lang: str | None) -> None:

@@ -355,3 +355,34 @@ def test_a_toc_entry_repeating_its_parent_is_not_a_section_of_its_own() -> None:
     data = _epub({"nav.xhtml": nav, "a.xhtml": _page("Archive", body)}, ["nav.xhtml", "a.xhtml"])
     doc = parse_document(data, "reference.epub")
     assert _tree(doc) == [(1, "Archive"), (2, "Sections")]
+
+
+def test_anchors_inside_headings_place_their_toc_entries() -> None:
+    """DocBook XSL (tex-refs): `<h2 class="title"><a id="opt"/>2.1 Options</h2>`. The anchor
+    inside the heading was not seen, every entry of the file fell back to its start, and
+    passages were cited "2 LaTeX › 2.4 Parameters › 2 LaTeX › 2.1 Options › 2.1.3 -ini"."""
+    body = (
+        '<div class="chapter"><h1 class="title"><a id="latex"></a>2 LaTeX</h1>'
+        "<p>LaTeX is a macro package.</p>"
+        '<div class="section"><h2 class="title"><a id="opt"></a>2.1 Options</h2>'
+        "<p>Options are given on the command line.</p>"
+        '<h3 class="title"><a name="ini"></a>2.1.1 -ini</h3><p>Start in INI mode.</p></div>'
+        '<div class="section"><h2 class="title"><a id="par"></a>2.2 Parameters</h2>'
+        "<p>Parameters tune the layout.</p></div></div>"
+    )
+    nav = _nav("en", [("c.xhtml#latex", "2 LaTeX"), ("c.xhtml#opt", ">2.1 Options")])
+    nav = nav.replace(
+        "2.1 Options</a></li>",
+        '2.1 Options</a></li><li><a href="c.xhtml#par">2.2 Parameters</a></li>',
+    )
+    data = _epub({"nav.xhtml": nav, "c.xhtml": _page("LaTeX", body)}, ["nav.xhtml", "c.xhtml"])
+    doc = parse_document(data, "tex-refs.epub")
+    assert _tree(doc) == [
+        (1, "2 LaTeX"),
+        (2, "2.1 Options"),
+        (3, "2.1.1 -ini"),
+        (2, "2.2 Parameters"),
+    ]
+    under = {s.title: _text_under(s) for _, s in doc.root.walk()}
+    assert under["2.2 Parameters"] == "Parameters tune the layout."
+    assert under["2.1.1 -ini"] == "Start in INI mode."
