@@ -27,6 +27,7 @@ from mirage_pipeline.block_split import JOIN_SLACK, SENTENCE_END, split_block
 from mirage_pipeline.chunk_parts import chunk_parts
 from mirage_pipeline.language import (
     CYRILLIC_LANGUAGES,
+    cyrillic_language,
     cyrillic_share,
     detect_language,
     identify_language,
@@ -365,16 +366,24 @@ class _Builder:
         )
 
 
-# A chunk is in the other alphabet than its declared language when that alphabet's letters are
-# under this share of its letters.
+# A chunk declared in a Cyrillic language is identified from its text when Cyrillic letters
+# are under this share of its letters (a passage of a Russian translation left in English).
 _OTHER_ALPHABET = 0.05
+# A chunk declared in a Latin-script language is in the Cyrillic text's language when Cyrillic
+# letters are this share of its letters or more: the Russian configuration stems its Latin words
+# with an English stemmer too, the English one leaves Russian words unstemmed and unlemmatized.
+# A partly translated EPUB page without `lang` attributes, guessed English as a whole, had
+# paragraphs 51–76 % Cyrillic stemmed as English (ubuntu-packaging-guide-ru).
+_MIXED_CYRILLIC = 0.3
 
 
 def _language(pieces: list[_Piece], content: str) -> str:
     """The language the parser declared for most of the chunk's text, else detected from it;
-    detected too when the text is prose all but wholly in the other alphabet (a passage of a
-    Russian translation left in English: stemmed as Russian, none of its words would match).
-    A Russian paragraph beside a listing keeps the declared language."""
+    detected too when the text is in the other alphabet than the declared language's: all but
+    wholly, for a Cyrillic one (a passage of a Russian translation left in English: stemmed
+    as Russian, none of its words would match), by a good share for a Latin one (a Russian
+    paragraph in a page declared or guessed English). A Russian paragraph beside a listing
+    keeps the declared language."""
     declared: dict[str, int] = {}
     for piece in pieces:
         if piece.block.lang:
@@ -383,11 +392,12 @@ def _language(pieces: list[_Piece], content: str) -> str:
         return detect_language(content)
     language = max(declared, key=declared.__getitem__)
     share = cyrillic_share(content)
-    other = share is not None and (
-        share < _OTHER_ALPHABET if language in CYRILLIC_LANGUAGES else share > 1 - _OTHER_ALPHABET
-    )
-    # text all but wholly in the other alphabet is identified in that alphabet, or not at all
-    return (identify_language(content) if other else None) or language
+    if share is None:
+        return language
+    if language in CYRILLIC_LANGUAGES:
+        # all but wholly in the Latin alphabet: identified in it, or not at all
+        return (identify_language(content) if share < _OTHER_ALPHABET else None) or language
+    return cyrillic_language(content) if share >= _MIXED_CYRILLIC else language
 
 
 def _is_anchor(piece: _Piece) -> bool:

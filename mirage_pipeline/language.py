@@ -133,14 +133,14 @@ def _identify(text: str, cyrillic: int, ascii_latin: int, accented: int) -> str 
     if cyrillic == 0 and ascii_latin + accented == 0:
         return None
     if cyrillic >= ascii_latin + accented:
-        return _cyrillic_language(text)
+        return cyrillic_language(text)
     if ascii_latin < accented:
         return None  # mostly accented letters: an 8-bit Cyrillic encoding read as Latin-1
     latin = _latin_language(text)
     if latin is None and cyrillic >= _CYRILLIC_BESIDE_CODE * (cyrillic + ascii_latin + accented):
         # Russian prose around a listing or a command's options: its words are what a
         # question matches; the code's Latin words are kept by the Russian configuration too
-        return _cyrillic_language(text)
+        return cyrillic_language(text)
     return latin
 
 
@@ -153,7 +153,7 @@ def _letters(text: str) -> tuple[int, int, int]:
     return cyrillic, len(data.translate(None, _NOT_ASCII_LETTERS)), accented
 
 
-def _cyrillic_language(text: str) -> str:
+def cyrillic_language(text: str) -> str:
     """'uk' when Ukrainian-only letters outnumber Russian-only ones, else 'ru'."""
     ukrainian = sum(text.count(c) for c in _UKRAINIAN_ONLY)
     return "uk" if ukrainian > sum(text.count(c) for c in _RUSSIAN_ONLY) else "ru"

@@ -386,3 +386,29 @@ def test_anchors_inside_headings_place_their_toc_entries() -> None:
     under = {s.title: _text_under(s) for _, s in doc.root.walk()}
     assert under["2.2 Parameters"] == "Parameters tune the layout."
     assert under["2.1.1 -ini"] == "Start in INI mode."
+
+
+def test_a_partly_translated_page_keeps_its_russian_paragraphs_russian() -> None:
+    """ubuntu-packaging-guide-ru (Sphinx and gettext): a page without `lang` attributes whose
+    untranslated paragraphs outweigh the translated ones is guessed English as a whole; its
+    Russian passages were stemmed as English, their words unstemmed and unlemmatized."""
+    english = (
+        "<p>If you followed the instructions to get set up with Ubuntu development, you "
+        "should be all set and ready to go. The tools are in the ubuntu-dev-tools package, "
+        "and the source of every package can be fetched with one command.</p>"
+    ) * 6
+    russian = (
+        "<p>Очень важно документировать свои изменения, чтобы разработчики, которые будут "
+        "смотреть на код в будущем, не гадали о ваших намерениях. Команда dch -i добавит "
+        "новую запись в журнал изменений debian/changelog.</p>"
+    )
+    body = f"<h1>Fixing a bug</h1><h2>Finding it</h2>{english}<h2>Документирование</h2>{russian * 3}"
+    nav = _nav("en", [("fix.xhtml", "Fixing a bug")])
+    data = _epub(
+        {"nav.xhtml": nav, "fix.xhtml": _page("Fixing a bug", body)},
+        ["nav.xhtml", "fix.xhtml"],
+        language="ru",
+    )
+    chunks = _chunks(parse_document(data, "guide-ru.epub"))
+    assert {c.lang for c in chunks if "If you" in c.content} == {"en"}
+    assert [c.lang for c in chunks if "Очень важно" in c.content] == ["ru"]
