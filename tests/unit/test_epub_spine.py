@@ -402,7 +402,7 @@ def test_a_partly_translated_page_keeps_its_russian_paragraphs_russian() -> None
         "смотреть на код в будущем, не гадали о ваших намерениях. Команда dch -i добавит "
         "новую запись в журнал изменений debian/changelog.</p>"
     )
-    body = f"<h1>Fixing a bug</h1><h2>Finding it</h2>{english}<h2>Документирование</h2>{russian * 3}"
+    body = f"<h1>Fixing a bug</h1><h2>Finding</h2>{english}<h2>Документирование</h2>{russian * 3}"
     nav = _nav("en", [("fix.xhtml", "Fixing a bug")])
     data = _epub(
         {"nav.xhtml": nav, "fix.xhtml": _page("Fixing a bug", body)},
