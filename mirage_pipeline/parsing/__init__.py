@@ -7,6 +7,7 @@ from pathlib import PurePosixPath
 
 from mirage_pipeline.language import prevailing_language
 from mirage_pipeline.parsing import budgets as _budgets
+from mirage_pipeline.parsing.back_index import drop_back_index
 from mirage_pipeline.parsing.budgets import Budgets, OverBudget
 from mirage_pipeline.parsing.model import ParsedDocument, ParseError
 from mirage_pipeline.parsing.mojibake import repair_double_encoding
@@ -93,7 +94,8 @@ def parse_document(
         _budgets.check_text_size(data, budgets)
     doc = PARSERS[suffix][1](data, PurePosixPath(path).name)
     _budgets.check_parsed(doc, budgets)
-    return apply_policy(with_language(repair_double_encoding(doc)), policy)
+    doc = drop_back_index(repair_double_encoding(doc))
+    return apply_policy(with_language(doc), policy)
 
 
 def with_language(doc: ParsedDocument) -> ParsedDocument:

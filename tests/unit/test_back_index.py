@@ -1,0 +1,62 @@
+"""A back-of-book index is left out of what is searched, its prose and the rest of the book kept."""
+
+from __future__ import annotations
+
+from mirage_pipeline.parsing.back_index import drop_back_index
+from mirage_pipeline.parsing.model import Block, ParsedDocument, Section
+
+BODY = "The page builder decides where a page breaks, weighing penalties and glue. " * 40
+
+
+def _book(index_title: str, entries: list[Block], *, front: bool = False) -> ParsedDocument:
+    index = Section(title=index_title, level=1, blocks=entries)
+    chapters = [
+        Section(title=f"{n} Chapter", level=1, blocks=[Block("paragraph", BODY)]) for n in (1, 2)
+    ]
+    children = [index, *chapters] if front else [*chapters, index]
+    return ParsedDocument(format="pdf", title="Book", root=Section("", 0, children=children))
+
+
+def _texts(doc: ParsedDocument) -> list[str]:
+    return [b.text for _, s in doc.root.walk() for b in s.blocks]
+
+
+def test_entries_go_and_prose_filed_under_the_index_stays() -> None:
+    """impatient.pdf, lshortru.pdf, russianb.pdf: page-number lists with dot leaders, tables
+    of entries; the note on reading the index and a bibliography the outline filed under it
+    stay."""
+    entries = [
+        Block(
+            "paragraph", "In the entries of this index, a page number in italics is a definition."
+        ),
+        Block("paragraph", "\\pagebreak, 19 \\pageref, 35, 74 \\pagestyle, 13 \\panelwidth, 83"),
+        Block("table", "\\label, 35, 36, 48 | \\mathsf, 104\nLamport, Leslie, 1 | mathtext, 32"),
+        Block("paragraph", "\\ProvidesLanguage . . . 1"),
+        Block("paragraph", "гипертекст, 74 графика, 9, 67 греческие буквы, 49"),
+        Block("paragraph", "[3] Michel Goossens. The LaTeX Companion. Addison-Wesley, 1994."),
+    ]
+    doc = drop_back_index(_book("Предметный указатель", entries))
+    assert _texts(doc)[2:] == [entries[0].text, entries[5].text]
+    assert doc.metadata["index_blocks_dropped"] == 4
+
+
+def test_an_epub_index_of_linked_terms_goes_with_its_letter_sections() -> None:
+    """tex-refs (DocBook): "Index" with a section per letter, each a list of linked terms."""
+    doc = _book("Index", [])
+    index = doc.root.children[-1]
+    index.children = [
+        Section(
+            "A", 2, blocks=[Block("list", "- About this Document\n- Accents, Special Symbols")]
+        ),
+        Section("B", 2, blocks=[Block("list", "- BibTeX\n- Bibliography, creating")]),
+    ]
+    assert len(_texts(drop_back_index(doc))) == 2  # the two chapters
+
+
+def test_only_an_index_in_the_back_half_and_only_an_index() -> None:
+    entries = [Block("paragraph", "\\pagebreak, 19 \\pageref, 35, 74 \\pagestyle, 13")]
+    assert len(_texts(drop_back_index(_book("Index", entries, front=True)))) == 3
+    for title in ("Thumb-indexes", "6 Make-Index", "Indexing your files"):
+        assert len(_texts(drop_back_index(_book(title, list(entries))))) == 3
+    for title in ("Index", "8 Index", "General Index", "Алфавитный указатель", "INDEX"):
+        assert len(_texts(drop_back_index(_book(title, list(entries))))) == 2
