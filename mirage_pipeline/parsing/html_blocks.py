@@ -40,6 +40,11 @@ _CONTAINERS = {
     "hgroup",
     "html",
 }
+# Elements that are lines of their own inside a block: a definition list's terms and
+# definitions, items, paragraphs in an item. DocBook's index writes `<dt>…</dt><dt>…</dt>` with
+# nothing between them, and the terms ran together ("About this DocumentAccents").
+_LINES = {"p", "div", "li", "dt", "dd", "tr", "pre", "blockquote", "table", "ul", "ol", "dl"}
+_LINES.update(_HEADINGS)
 _XML_LANG = "{http://www.w3.org/XML/1998/namespace}lang"
 _WORDLESS = re.compile(r"^[\W_]*$")  # "|", "* * *", "»": separators, not text
 
@@ -168,7 +173,8 @@ def _text(el: etree._Element, keep_lines: bool = False) -> str:
 
 
 def _collect(node: etree._Element, parts: list[str]) -> None:
-    if local_name(node) == "br":
+    name = local_name(node)
+    if name == "br" or name in _LINES:
         parts.append("\n")
     if node.text:
         parts.append(node.text)
@@ -177,6 +183,8 @@ def _collect(node: etree._Element, parts: list[str]) -> None:
             _collect(child, parts)
         if child.tail:
             parts.append(child.tail)
+    if name in _LINES:
+        parts.append("\n")
 
 
 def _table_text(el: etree._Element) -> str:

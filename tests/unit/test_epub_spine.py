@@ -412,3 +412,16 @@ def test_a_partly_translated_page_keeps_its_russian_paragraphs_russian() -> None
     chunks = _chunks(parse_document(data, "guide-ru.epub"))
     assert {c.lang for c in chunks if "If you" in c.content} == {"en"}
     assert [c.lang for c in chunks if "Очень важно" in c.content] == ["ru"]
+
+
+def test_terms_and_definitions_are_lines_of_their_own() -> None:
+    """DocBook XSL writes a variable list with nothing between its elements: the term ran into
+    its definition ("\\boldsymbolProduces a bold math symbol", "latin1Linux, Unix")."""
+    body = (
+        "<h1>Math</h1><dl><dt><span class='term'>\\boldsymbol</span></dt><dd><p>Produces a "
+        "bold math symbol.</p></dd><dt>latin1</dt><dd><p>Linux, Unix</p><p>VMS</p></dd></dl>"
+    )
+    nav = _nav("en", [("m.xhtml", "Math")])
+    data = _epub({"nav.xhtml": nav, "m.xhtml": _page("Math", body)}, ["nav.xhtml", "m.xhtml"])
+    (block,) = [b for _, s in parse_document(data, "refs.epub").root.walk() for b in s.blocks]
+    assert block.text == "\\boldsymbol\nProduces a bold math symbol.\nlatin1\nLinux, Unix\nVMS"
