@@ -27,7 +27,7 @@ _CONTENTS_TITLE = re.compile(
 # ". . . . 12", "....... 12" or a page number after a wide gap
 _LEADER = re.compile(r"(?:[ \t]*\.){3,}[ \t]*\d{1,4}[ \t]*$|[ \t]{2,}\d{1,4}[ \t]*$")
 _ITEM = re.compile(r"^\s*[*•\-–]\s+")  # a list item's mark
-_PREFIX = 24  # characters of a title compared with a heading's
+_PREFIX = 20  # letters and digits of a title compared with a heading's
 
 
 @dataclass
@@ -44,12 +44,18 @@ def norm(text: str) -> str:
     return " ".join(re.findall(r"\w+", text.casefold()))
 
 
+def _title_key(title: str) -> str:
+    """The start of a title, its letters and digits only: the contents may space a word the
+    heading does not ("WEB PAGES" listed, "WEBPAGES" set)."""
+    return "".join(re.findall(r"\w+", title.casefold()))[:_PREFIX]
+
+
 def heading_key(text: str) -> tuple[str, str] | None:
     """(number, start of title) of a numbered or "Chapter N" line, else None."""
     match = NUMBERED.match(text) or KEYWORD.match(text) or BARE_NUMBERED.match(text)
     if not match or not match.group("title"):
         return None
-    return number_key(parse_number(match.group("num"))), norm(match.group("title"))[:_PREFIX]
+    return number_key(parse_number(match.group("num"))), _title_key(match.group("title"))
 
 
 def find_contents(runs: list[Run]) -> Contents:
@@ -132,6 +138,6 @@ def _entries(lines: list[str]) -> list[tuple[tuple[str, str] | None, str]]:
             number, title = entries[-1]
             entries[-1] = (number, f"{title} {text.strip()}")
     return [
-        ((number, norm(title)[:_PREFIX]) if number else None, norm(title))
+        ((number, _title_key(title)) if number else None, norm(title))
         for number, title in entries
     ]

@@ -286,3 +286,26 @@ def test_sphinx_bulleted_contents_set_apart_by_blank_lines_are_dropped() -> None
     body = _text(doc)
     assert "* 2.1." not in body and "Getting started" not in body
     assert body.count("The answer runs") == 5
+
+
+def test_a_heading_spaced_otherwise_than_its_contents_entry_is_found() -> None:
+    """OFL-FAQ.txt: the contents lists "2  USING OFL FONTS FOR WEB PAGES AND ONLINE WEB FONT
+    SERVICES", the body says "WEBPAGES"; the heading was not taken and its eleven chunks were
+    cited under section 1."""
+    titles = [
+        "USING AND DISTRIBUTING FONTS LICENSED UNDER THE OFL",
+        "USING OFL FONTS FOR WEB PAGES AND ONLINE WEB FONT SERVICES",
+        "MODIFYING OFL-LICENSED FONTS",
+    ]
+    contents = "\n".join(f"{n}  {t}" for n, t in enumerate(titles, 1))
+    body = "\n\n".join(
+        f"{n}  {t.replace('WEB PAGES', 'WEBPAGES')}\n\n{n}.1  Can I use the fonts for a book?\n"
+        f"{ANSWER}\n\n{n}.2  Is any kind of acknowledgement required?\n{ANSWER}"
+        for n, t in enumerate(titles, 1)
+    )
+    doc = _parse(f"OFL FAQ\n\n\nCONTENTS OF THIS FAQ\n{contents}\n\n{body}\n")
+    assert [t for level, t, _ in _toc(doc) if level == 1] == [
+        "1 USING AND DISTRIBUTING FONTS LICENSED UNDER THE OFL",
+        "2 USING OFL FONTS FOR WEBPAGES AND ONLINE WEB FONT SERVICES",
+        "3 MODIFYING OFL-LICENSED FONTS",
+    ]
