@@ -27,6 +27,19 @@ _md = MarkdownIt("commonmark").enable("table")
 # HTML comments are notes to the writer, not text (Node.js's API docs keep YAML history in
 # them: `<!-- YAML added: v10.0.0 changes: … -->` before most sections); a code block's are code.
 _COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
+# Inline HTML in a README or a converted page (`<span class="…" style="…">ab</span>`, badges,
+# `<a name="x"></a>` anchors): the tags go, their text stays; charis-features.md was a third
+# tags. Only HTML's own tag names: "<package>", "<user@host>" and "<EOF" are text.
+_TAG_NAMES = (
+    "a|abbr|b|big|cite|code|del|details|em|font|i|img|ins|kbd|mark|picture|q|s|samp|small|"
+    "source|span|strike|strong|sub|summary|sup|tt|u|video"
+)
+_BREAKING_NAMES = (
+    "blockquote|br|center|dd|div|dl|dt|figcaption|figure|h[1-6]|hr|li|ol|p|pre|section|table|"
+    "tbody|td|tfoot|th|thead|tr|ul"
+)
+_INLINE_TAG = re.compile(rf"</?(?:{_TAG_NAMES})(?:\s[^<>]*)?/?>", re.I)
+_BREAKING_TAG = re.compile(rf"</?(?:{_BREAKING_NAMES})(?:\s[^<>]*)?/?>", re.I)
 _CODE_SPAN = re.compile(r"(`+)(?:.|\n)*?(?<!`)\1(?!`)")
 
 
@@ -79,7 +92,7 @@ def parse_markdown(data: bytes, name: str) -> ParsedDocument:
         elif tok.type in _BLOCK_KINDS:
             raw = "\n".join(lines[start:end]).strip("\n")
             if _BLOCK_KINDS[tok.type] != "code":
-                raw = _without_comments(raw).strip("\n")
+                raw = _without_markup(raw).strip("\n")
             if raw.strip():
                 stack[-1].blocks.append(
                     Block(
@@ -97,13 +110,21 @@ def parse_markdown(data: bytes, name: str) -> ParsedDocument:
     )
 
 
-def _without_comments(text: str) -> str:
-    """`text` without its HTML comments, but those quoted in `code spans`."""
+def _without_markup(text: str) -> str:
+    """`text` without its HTML comments and the tags of inline HTML, but those quoted in
+    `code spans`."""
     out, at = [], 0
     for span in _CODE_SPAN.finditer(text):
-        out += [_COMMENT.sub("", text[at : span.start()]), span.group(0)]
+        out += [_strip_html(text[at : span.start()]), span.group(0)]
         at = span.end()
-    return "".join(out) + _COMMENT.sub("", text[at:])
+    text = "".join(out) + _strip_html(text[at:])
+    return "\n".join(line.rstrip() for line in text.split("\n"))
+
+
+def _strip_html(text: str) -> str:
+    text = _COMMENT.sub("", text)
+    text = _BREAKING_TAG.sub(" ", text)
+    return _INLINE_TAG.sub("", text)
 
 
 def _inline_text(content: str) -> str:

@@ -138,6 +138,5 @@ def _entries(lines: list[str]) -> list[tuple[tuple[str, str] | None, str]]:
             number, title = entries[-1]
             entries[-1] = (number, f"{title} {text.strip()}")
     return [
-        ((number, _title_key(title)) if number else None, norm(title))
-        for number, title in entries
+        ((number, _title_key(title)) if number else None, norm(title)) for number, title in entries
     ]

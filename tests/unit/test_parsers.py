@@ -510,3 +510,25 @@ def test_markdown_lines_are_counted_as_markdown_counts_them() -> None:
         ("T", "Second\u2028one.", 5),
         ("U", "Third \x85 one.", 9),
     ]
+
+
+def test_markdown_inline_html_tags_go_and_their_text_stays() -> None:
+    """charis-features.md was a third tags (`<span class=… style=…>a … z</span>`); Docker's
+    option tables break cells with `<br>`. Placeholders and addresses in angle brackets are
+    text, and so is HTML quoted in a code span or a fence."""
+    body = (
+        "# Features\n\n"
+        "<span class='affects'>Affects: all capitals</span>\n\n"
+        "Standard <span class='charis-R' style='font-feature-settings: \"ss01\" 1'>a … z</span>"
+        ' and <a href="#x">its link</a><br>on a new line. <img src="b.png" alt="badge"/>\n\n'
+        "Run `aptitude install <package>` as <root@localhost>; write `<span>` to mark it.\n\n"
+        "```\n<div>kept in code</div>\n```\n"
+    )
+    doc = parse_document(body.encode(), "features.md")
+    texts = [b.text for _, s in doc.root.walk() for b in s.blocks]
+    assert texts == [
+        "Affects: all capitals",
+        "Standard a … z and its link on a new line.",
+        "Run `aptitude install <package>` as <root@localhost>; write `<span>` to mark it.",
+        "```\n<div>kept in code</div>\n```",
+    ]
