@@ -347,6 +347,11 @@ class _Builder:
                 structure["page"] = first
             else:
                 structure["page_start"], structure["page_end"] = first, last
+            labels = self.doc.page_labels
+            if labels and last <= len(labels) and labels[first - 1]:
+                structure["page_label"] = labels[first - 1]
+                if last != first and labels[last - 1] != labels[first - 1]:
+                    structure["page_label_end"] = labels[last - 1]
         lines = [x for piece in pieces for x in (piece.block.line_start, piece.block.line_end) if x]
         if lines:
             structure["line_start"], structure["line_end"] = min(lines), max(lines)

@@ -61,6 +61,9 @@ class ParsedDocument:
     metadata: dict[str, Any] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
     pages: int | None = None  # physical pages of a paginated source
+    # The number printed on each physical page (index 0: page 1) when the source labels its
+    # pages otherwise ("i"–"x" for the front matter, "1" on page 11); empty when it does not.
+    page_labels: list[str] = field(default_factory=list)
     # Set when an indexing policy excludes the document: why, in words (nothing is chunked).
     skipped: str | None = None
 

@@ -10,6 +10,7 @@ from typing import Any
 import click
 
 from mirage_query.cli.client import config_files
+from mirage_query.cli.output import where as place
 from mirage_query.cli.settings import load_settings
 
 
@@ -98,14 +99,7 @@ def _print_report(report: dict[str, Any], model: str, window: int, full: bool) -
     for n, chunk in enumerate(chunks):
         s = chunk["structure"]
         path = " › ".join(s.get("heading_path") or []) or "(no heading)"
-        if "page" in s:
-            where = f"p. {s['page']}"
-        elif "page_start" in s:
-            where = f"pp. {s['page_start']}–{s['page_end']}"
-        elif "line_start" in s:
-            where = f"lines {s['line_start']}–{s['line_end']}"
-        else:
-            where = ""
+        where = place(s).strip().removeprefix("(").removesuffix(")")
         click.secho(
             f"\n[{n}] {path}  {where}  ({chunk['tokens']} tokens, {chunk['lang']})", fg="cyan"
         )

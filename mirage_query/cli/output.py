@@ -63,14 +63,19 @@ def source_file(hit: dict[str, Any]) -> str:
 
 
 def where(structure: dict[str, Any]) -> str:
+    """Pages (with the numbers printed on them when the book's differ) or lines."""
+    printed = structure.get("page_label")
+    if printed and structure.get("page_label_end"):
+        printed = f"{printed}–{structure['page_label_end']}"
+    printed = f", printed {printed}" if printed else ""
     if structure.get("page_start") and structure.get("page_end") not in (
         None,
         structure["page_start"],
     ):
-        return f" (pp. {structure['page_start']}–{structure['page_end']})"
+        return f" (pp. {structure['page_start']}–{structure['page_end']}{printed})"
     page = structure.get("page") or structure.get("page_start")
     if page:
-        return f" (p. {page})"
+        return f" (p. {page}{printed})"
     start, end = structure.get("line_start"), structure.get("line_end")
     if start:
         return f" (line {start})" if end in (None, start) else f" (lines {start}–{end})"

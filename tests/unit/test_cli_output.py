@@ -27,6 +27,11 @@ def test_citation_book_chapter_section_and_place() -> None:
     assert citation(
         {"structure": {"line_start": 4, "line_end": 4}, "document": {"title": "T"}}
     ) == ("T (line 4)")
+    printed = {"structure": {"book": "B", "page": 11, "page_label": "1"}}
+    assert citation(printed) == "B (p. 11, printed 1)"
+    across = {"structure": {"book": "B", "page_start": 9, "page_end": 10}}
+    across["structure"] |= {"page_label": "viii", "page_label_end": "ix"}
+    assert citation(across) == "B (pp. 9–10, printed viii–ix)"
 
 
 def test_every_hit_names_its_file() -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pymupdf
 import pytest
 
+from mirage_pipeline.chunking import ChunkingPolicy, chunk_document
 from mirage_pipeline.parsing import parse_document
 from mirage_pipeline.parsing.model import Block, ParsedDocument
 from mirage_pipeline.parsing.pdf_text import Vocabulary, join_text
@@ -408,3 +409,26 @@ def test_a_boxed_note_set_narrower_than_the_page_is_one_paragraph() -> None:
 )
 def test_line_joins(left: str, right: str, joined: str) -> None:
     assert join_text(left, right, Vocabulary([])) == joined
+
+
+def test_printed_page_numbers_come_with_the_physical_ones() -> None:
+    """install.ru.pdf prints "i"–"x" on its first ten pages and "1" on the eleventh: each
+    chunk cites both. A PDF without labels, or whose labels are the physical numbers, has
+    none."""
+    prose = "The installer asks for the keyboard layout and the network settings first."
+    doc = pymupdf.open(stream=_pdf([_lines(60, 100, [prose] * 3) for _ in range(4)]))
+    doc.set_page_labels(
+        [
+            {"startpage": 0, "prefix": "", "style": "r", "firstpagenum": 1},
+            {"startpage": 2, "prefix": "", "style": "D", "firstpagenum": 1},
+        ]
+    )
+    parsed = parse_document(doc.tobytes(), "install.pdf")
+    assert parsed.page_labels == ["i", "ii", "1", "2"]
+    chunks = chunk_document(parsed, lambda t: len(t.split()), ChunkingPolicy.for_window(512))
+    (chunk,) = chunks
+    assert chunk.structure["page_start"] == 1 and chunk.structure["page_end"] == 4
+    assert (chunk.structure["page_label"], chunk.structure["page_label_end"]) == ("i", "2")
+    doc.set_page_labels([{"startpage": 0, "prefix": "", "style": "D", "firstpagenum": 1}])
+    assert parse_document(doc.tobytes(), "plain.pdf").page_labels == []
+    assert parse_document(_pdf([_lines(60, 100, [prose] * 9)]), "none.pdf").page_labels == []
