@@ -58,12 +58,12 @@ LCY = (
     "@ABCDEFGHIJKLMNO"  # 40–4F
     "PQRSTUVWXYZ[“]ˆ˙"  # 50–5F
     "‘abcdefghijklmno"  # 60–6F
-    "pqrstuvwxyz‒—˝˜¨"  # 70–7F
+    "pqrstuvwxyz–—˝˜¨"  # 70–7F (0x7B: the en dash of OT1, not a figure dash)
     "АБВГДЕЖЗИЙКЛМНОП"  # 80–8F
     "РСТУФХЦЧШЩЪЫЬЭЮЯ"  # 90–9F
     "абвгдежзийклмноп"  # A0–AF
     "\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00"  # B0–BF
-    "\x00\x00\x00\x00\x00¤\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00"  # C0–CF
+    "\x00\x00\x00\x00—¤\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00"  # C0–CF (C4: \cyrdash)
     "\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00"  # D0–DF
     "рстуфхцчшщъыьэюя"  # E0–EF
     "ЁёҐґЄєІіЇїЎў№«»„"  # F0–FF

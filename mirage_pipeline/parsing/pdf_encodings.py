@@ -48,14 +48,25 @@ _TEX_NAME = re.compile(r"^(?:cm|lh|la|lb|lc|ll|lx|wn|sfrm|ec|eu|ms)|^F\d+$", re.
 _WORD = re.compile(r"[^\W\d_]+")
 _COMMON_CYRILLIC = frozenset(
     "АБВГДЕЖЗИЙКЛМНОПРСТУФХЦЧШЩЪЫЬЭЮЯабвгдежзийклмнопрстуфхцчшщъыьэюяЁёІіЇїЄєҐґЎў"
+    "ЂђЉљЊњЋћЏџЈјЅѕЃѓЌќ"  # Serbian and Macedonian
 )
 # Latin letters T2A also declares Cyrillic (\CYRII at I), and the dotless ı of a stressed і.
 _TWIN_LETTERS = {"I": "І", "i": "і", "J": "Ј", "j": "ј", "ı": "і"}
-# "і" as a word of its own (the Ukrainian "and") between Cyrillic words
-_LONE_TWIN = re.compile(r"(?:(?<=[\u0400-\u04ff] )|(?<=[\u0400-\u04ff], ))[iI](?= [\u0400-\u04ff])")
+# "і" as a word of its own (the Ukrainian "and"): after a Cyrillic word, before another or at
+# the line's end ("близький i" / "близь-кий"); a lowercase one before a Cyrillic word after
+# anything ("LaTeX2ε i повинен", "Mac, i закінчуючи"): English has no lowercase "i" word
+_LONE_TWIN = re.compile(
+    r"(?:(?<=[\u0400-\u04ff] )|(?<=[\u0400-\u04ff], ))[iI](?= [\u0400-\u04ff]|$)"
+    r"|(?:(?<=\S )|^)i(?= [\u0400-\u04ff])"
+)
 _CYRILLIC_LANGS = ("ru", "uk", "be", "bg", "sr", "mk", "kk", "ky", "tg", "mn", "ba", "tt")
 _WINANSI = {bytes([c]).decode("cp1252", errors="replace"): c for c in range(0x80, 0xA0)}
 _WINANSI.pop("\ufffd", None)
+_LIGATURES = str.maketrans({"ﬀ": "ff", "ﬁ": "fi", "ﬂ": "fl", "ﬃ": "ffi", "ﬄ": "ffl"})
+# a word with a symbol inside it: letters, a character that is neither a letter, a digit, a
+# space nor a hyphen, apostrophe or full stop, and letters again
+# (U+FFFD: a code PyMuPDF could not read, not evidence either way)
+_BROKEN_WORD = re.compile(r"[^\W\d_]+(?:[^\w\s\-'’.,;:!?()\[\]/\ufffd\x00-\x1f]+[^\W\d_]+)+")
 _SIMPLE_FONTS = ("Type1", "Type3", "TrueType", "MMType1", "Type1C")
 
 
@@ -128,7 +139,7 @@ def choose(fonts: dict[str, Font], lang: str) -> Redecoding | None:
         return None
     # fonts of the same kind with a little Cyrillic (a code font's comments, a lone heading
     # letter) follow the document's encoding when it reads them as Cyrillic too
-    kinds = {fonts[name].kind: encoding for name, encoding in chosen.items()}
+    kinds = _encoding_by_kind(fonts, chosen)
     for font in fonts.values():
         encoding = kinds.get(font.kind)
         if font.name in chosen or encoding is None or not _eligible(font):
@@ -140,6 +151,18 @@ def choose(fonts: dict[str, Font], lang: str) -> Redecoding | None:
         ):
             chosen[font.name] = encoding
     return Redecoding(chosen)
+
+
+def _encoding_by_kind(fonts: dict[str, Font], chosen: dict[str, str]) -> dict[str, str]:
+    """For each font kind, the encoding chosen for most of its text."""
+    sizes: dict[tuple[str, str], int] = {}
+    for name, encoding in chosen.items():
+        key = (fonts[name].kind, encoding)
+        sizes[key] = sizes.get(key, 0) + len(fonts[name].text)
+    kinds: dict[str, str] = {}
+    for (kind, encoding), _ in sorted(sizes.items(), key=lambda item: item[1]):
+        kinds[kind] = encoding  # the largest last
+    return kinds
 
 
 def _eligible(font: Font) -> bool:
@@ -175,6 +198,9 @@ def _decode(text: str, encoding: str) -> str:
     table = TABLES[encoding]
     out = []
     for char in text:
+        if char == " ":  # TeX sets no spaces: PyMuPDF put it between words (OT2 has ¨ there)
+            out.append(char)
+            continue
         code = ord(char)
         if code > 0xFF:
             code = _WINANSI.get(char, -1)
@@ -185,10 +211,16 @@ def _decode(text: str, encoding: str) -> str:
 def _plausibility(text: str) -> tuple[float, int]:
     """How many letters form plausible Cyrillic words — all Cyrillic, in lower, Title or UPPER
     case; a word with rarer letters (Ӕ, Ђ, ј) counts ¾ — and how many letters there are,
-    in the words of two letters or more that have non-ASCII letters."""
+    in the words of two letters or more that have non-ASCII letters. Latin ligatures are
+    letters ("shelﬀul" is an English word, not a Cyrillic one gone wrong), and a symbol
+    between two letters breaks the word it sits in ("Упознава»е": њ read in X2)."""
     good = 0.0
     total = 0
-    for word in _WORD.findall(text):
+    text = text.translate(_LIGATURES)
+    for broken in _BROKEN_WORD.findall(text):
+        if not broken.isascii():
+            total += len(broken)
+    for word in _WORD.findall(_BROKEN_WORD.sub(" ", text)):
         if len(word) < 2 or word.isascii():
             continue
         total += len(word)

@@ -147,6 +147,35 @@ def test_x2_fonts_are_re_decoded_where_x2_differs_from_t2a() -> None:
     assert doc.metadata["legacy_encodings"] == ["X2"]
 
 
+def test_english_words_with_ligatures_keep_a_t2a_font_t2a() -> None:
+    """lshort-ukr rebuilt: a font setting “shelﬀul” among Ukrainian words. Read in T2A the
+    ﬀ made an English word count as Cyrillic gone wrong, in Windows-1251 it was a control
+    character: Windows-1251 won, and quotes, ligatures and і were lost."""
+    ukrainian = [
+        "Не “shelﬀul”, а “shelfful” — так пишуть у книжках",
+        "Не читайте цього, це неправда; пишуть “oﬃce” та “oﬄine”",
+        "Це також неправда, але пам’ятайте: вони брехуни",
+    ]
+    lines = [_encode(line, "T2A") for line in ukrainian]
+    doc = parse_document(_pdf([lines], _type3()), "lshort-ukr.pdf")
+    assert doc.metadata["legacy_encodings"] == ["T2A"]
+    assert "Не “shelfful”, а “shelfful” — так пишуть" in _text(doc)
+
+
+def test_serbian_letters_keep_a_t2a_font_t2a() -> None:
+    """serbian-def-cyr rebuilt: read in X2, њ is a closing guillemet that cuts the word
+    ("Упознава»е"), which had scored better than the Serbian letters T2A gives."""
+    serbian = [
+        "Упознавање са језиком и његовим писмом",
+        "Њихова књига је објављена у Београду прошле године",
+        "Ђаци уче ћирилицу, а љубав према њој расте",
+    ]
+    lines = [_encode(line, "T2A") for line in serbian]
+    doc = parse_document(_pdf([lines], _type3()), "proba.pdf")
+    assert doc.metadata["legacy_encodings"] == ["T2A"]
+    assert _text(doc).startswith("Упознавање са језиком")
+
+
 def test_ot2_is_found_by_the_font_name() -> None:
     # Washington Cyrillic puts Cyrillic at ASCII codes: "Privet" is "Привет"
     font = "<< /Type /Font /Subtype /Type1 /BaseFont /ABCDEF+WNCYR10 >>"
