@@ -10,8 +10,8 @@ from mirage_pipeline.parsing import budgets as _budgets
 from mirage_pipeline.parsing.back_index import drop_back_index
 from mirage_pipeline.parsing.budgets import Budgets, OverBudget
 from mirage_pipeline.parsing.model import ParsedDocument, ParseError
-from mirage_pipeline.parsing.mojibake import repair_double_encoding
 from mirage_pipeline.parsing.policy import MarkdownPolicy, apply_policy, load_policy
+from mirage_pipeline.parsing.text_repair import repair_text
 
 Parser = Callable[[bytes, str], ParsedDocument]
 _LANGUAGE_SAMPLES = 64  # blocks spread over the document, not only its front matter
@@ -94,7 +94,7 @@ def parse_document(
         _budgets.check_text_size(data, budgets)
     doc = PARSERS[suffix][1](data, PurePosixPath(path).name)
     _budgets.check_parsed(doc, budgets)
-    doc = drop_back_index(repair_double_encoding(doc))
+    doc = drop_back_index(repair_text(doc))
     return apply_policy(with_language(doc), policy)
 
 

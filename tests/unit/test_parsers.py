@@ -532,3 +532,21 @@ def test_markdown_inline_html_tags_go_and_their_text_stays() -> None:
         "Run `aptitude install <package>` as <root@localhost>; write `<span>` to mark it.",
         "```\n<div>kept in code</div>\n```",
     ]
+
+
+def test_stress_marks_leave_cyrillic_words_whole() -> None:
+    """A dictionary's "за́мок" (combining acute) and a PDF's "з ´о-шит", "бай- ´ок" (the accent
+    a glyph of its own, set before its letter) cut words in two for full-text search; Latin
+    accents and a lone acute stay."""
+    body = (
+        "# Уда́рение\n\nЗа́мок на двери и замо́к на горе; Петербꙋ́ржстѣй.\n\n"
+        "Переносять по складах: з ´о-шит, словн ´ик, бай- ´ок.\n\n"
+        "Café, résumé and a lone ´ acute stay.\n"
+    )
+    doc = parse_document(body.encode(), "accents.md")
+    assert [s.title for _, s in doc.root.walk()][1] == "Ударение"
+    assert [b.text for _, s in doc.root.walk() for b in s.blocks] == [
+        "Замок на двери и замок на горе; Петербꙋржстѣй.",
+        "Переносять по складах: зо-шит, словник, бай-ок.",
+        "Café, résumé and a lone ´ acute stay.",
+    ]

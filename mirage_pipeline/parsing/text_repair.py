@@ -1,8 +1,15 @@
-"""UTF-8 read as Windows-1252 or Latin-1 and written out again ("â€”" for "—", "Ð¿Ñ€Ð¸" for
+"""Text repairs every format needs, after parsing.
+
+UTF-8 read as Windows-1252 or Latin-1 and written out again ("â€”" for "—", "Ð¿Ñ€Ð¸" for
 "при"): a source file saved through a tool that got its encoding wrong. Any format can carry
 it (a Sphinx source, a web page turned into Markdown, a PDF made from either); ftfy repairs
 it, in the passages where a UTF-8 lead byte read as a Latin letter is followed by a
-continuation byte read as one — the rest is never touched."""
+continuation byte read as one — the rest is never touched.
+
+Stress marks in Cyrillic words (dictionaries, textbooks, poetry, Church Slavonic): a combining
+acute or grave after a letter ("за́мок"), or, from a PDF whose accent is a glyph of its own, a
+spacing acute before the stressed letter ("з ´ошит"). Either cuts the word in two for full-text
+search; they go, as the legacy PDF path drops them already."""
 
 from __future__ import annotations
 
@@ -20,6 +27,35 @@ from mirage_pipeline.parsing.model import ParsedDocument
 _SUSPECT = re.compile(
     r"[\u00c2-\u00c5\u00d0\u00d1\u00e2-\u00ef][\u0080-\u00bf€‚ƒ„…†‡ˆ‰Š‹ŒŽ‘’“”•–—˜™š›œžŸ]"
 )
+
+
+# a combining acute or grave after a Cyrillic letter; a spacing acute (after a space, as a PDF's
+# accent glyph comes out) between two Cyrillic letters
+_STRESS = re.compile(
+    r"(?<=[\u0400-\u052f\ua640-\ua69f])[\u0300\u0301]"
+    r"|(?<=[\u0400-\u04ff'’-]) ?[\u00b4\u02ca](?=[\u0400-\u04ff])"
+)
+
+
+def repair_text(doc: ParsedDocument) -> ParsedDocument:
+    """Both repairs, in place."""
+    return drop_stress_marks(repair_double_encoding(doc))
+
+
+def drop_stress_marks(doc: ParsedDocument) -> ParsedDocument:
+    """Stress marks out of Cyrillic words in `doc`'s titles and blocks, in place."""
+    for _, section in doc.root.walk():
+        section.title = _unstressed(section.title)
+        for block in section.blocks:
+            block.text = _unstressed(block.text)
+    doc.title = _unstressed(doc.title)
+    return doc
+
+
+def _unstressed(text: str) -> str:
+    if "\u0301" in text or "\u0300" in text or "\u00b4" in text or "\u02ca" in text:
+        return _STRESS.sub("", text)
+    return text
 
 
 def repair_double_encoding(doc: ParsedDocument) -> ParsedDocument:
