@@ -99,3 +99,14 @@ ACCENT_SLOTS: dict[str, frozenset[int]] = {
     "LCY": frozenset({0x12, 0x13, 0x14, 0x15, 0x16, 0x17, 0x5E, 0x5F, 0x7D, 0x7E, 0x7F}),
     "OT2": frozenset({0x20, 0x24, 0x26, 0x40}),
 }
+
+# TeX's Latin encodings, for old pdfTeX fonts without a Unicode map whose ligatures come out as
+# control characters ("dierent" for "different"): OT1 is LCY's lower half; T1 (Cork) shares
+# T2A's lower half but for its quotes and guillemets, and puts accented Latin letters above.
+OT1 = LCY[:0x80] + UNUSED * 0x80
+_T1_LOW = {0x0D: "‚", 0x0E: "‹", 0x0F: "›", 0x12: "„", 0x13: "«", 0x14: "»", 0x18: UNUSED}
+T1 = (
+    "".join(_T1_LOW.get(code, char) for code, char in enumerate(T2A[:0x80]))
+    + "ĂĄĆČĎĚĘĞĹĽŁŃŇŊŐŔŘŚŠŞŤŢŰŮŸŹŽŻĲİđ§ăąćčďěęğĺľłńňŋőŕřśšşťţűůÿźžżĳ¡¿£"
+    + "ÀÁÂÃÄÅÆÇÈÉÊËÌÍÎÏÐÑÒÓÔÕÖŒØÙÚÛÜÝÞẞàáâãäåæçèéêëìíîïðñòóôõöœøùúûüýþß"
+)

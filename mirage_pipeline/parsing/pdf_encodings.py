@@ -35,6 +35,8 @@ TABLES: dict[str, str] = {
     "X2": _spaced("".join(tex.X2)),
     "LCY": "".join(tex.LCY),
     "OT2": "".join(tex.OT2),
+    "OT1": _spaced(tex.OT1),
+    "T1": _spaced(tex.T1),
     "cp1251": "".join(
         bytes([code]).decode("cp1251", errors="replace").replace("\ufffd", tex.UNUSED)
         for code in range(256)
@@ -67,6 +69,12 @@ _LIGATURES = str.maketrans({"ﬀ": "ff", "ﬁ": "fi", "ﬂ": "fl", "ﬃ": "ffi",
 # space nor a hyphen, apostrophe or full stop, and letters again
 # (U+FFFD: a code PyMuPDF could not read, not evidence either way)
 _BROKEN_WORD = re.compile(r"[^\W\d_]+(?:[^\w\s\-'’.,;:!?()\[\]/\ufffd\x00-\x1f]+[^\W\d_]+)+")
+# A ligature of a Latin TeX font read as a control character beside a letter: "di\x0berent"
+# in OT1 (ﬀ ﬁ ﬂ ﬃ ﬄ at 0x0B–0x0F), "Cor\x1b" in T1 (at 0x1B–0x1F); seen this often, the font is
+# given its TeX encoding. PyMuPDF drops the characters, and the words lose letters.
+_OT1_LIGATURE = re.compile(r"[A-Za-z][\x0b-\x0f]|[\x0b-\x0f][a-z]")
+_T1_LIGATURE = re.compile(r"[A-Za-z][\x1b-\x1f]|[\x1b-\x1f][a-z]")
+_LIGATURES_SEEN = 3
 _SIMPLE_FONTS = ("Type1", "Type3", "TrueType", "MMType1", "Type1C")
 
 
@@ -116,9 +124,22 @@ def _cyrillic_twins(match: re.Match[str]) -> str:
 
 
 def choose(fonts: dict[str, Font], lang: str) -> Redecoding | None:
-    """The encoding of each font whose text is a legacy 8-bit encoding read as Latin-1."""
-    if lang and lang.split("-")[0].lower() not in _CYRILLIC_LANGS:
-        return None  # the document says it is written in a non-Cyrillic language
+    """The encoding of each font whose text is a legacy 8-bit encoding read as Latin-1, and
+    of each Latin TeX font whose ligatures came out as control characters."""
+    chosen: dict[str, str] = {}
+    # not when the document says it is written in a non-Cyrillic language
+    if not lang or lang.split("-")[0].lower() in _CYRILLIC_LANGS:
+        chosen = _cyrillic(fonts)
+    for font in fonts.values():
+        if font.name not in chosen and _eligible(font) and _tex_font(font) and _latin(font.text):
+            ot1 = len(_OT1_LIGATURE.findall(font.text))
+            t1 = len(_T1_LIGATURE.findall(font.text))
+            if max(ot1, t1) >= _LIGATURES_SEEN:
+                chosen[font.name] = "OT1" if ot1 > t1 else "T1"
+    return Redecoding(chosen) if chosen else None
+
+
+def _cyrillic(fonts: dict[str, Font]) -> dict[str, str]:
     chosen: dict[str, str] = {}
     for font in fonts.values():
         if not _eligible(font):
@@ -136,7 +157,7 @@ def choose(fonts: dict[str, Font], lang: str) -> Redecoding | None:
         if encoding:
             chosen[font.name] = encoding
     if not chosen:
-        return None
+        return chosen
     # fonts of the same kind with a little Cyrillic (a code font's comments, a lone heading
     # letter) follow the document's encoding when it reads them as Cyrillic too
     kinds = _encoding_by_kind(fonts, chosen)
@@ -150,7 +171,7 @@ def choose(fonts: dict[str, Font], lang: str) -> Redecoding | None:
             or all(c in _COMMON_CYRILLIC for c in _decode(high, encoding))
         ):
             chosen[font.name] = encoding
-    return Redecoding(chosen)
+    return chosen
 
 
 def _encoding_by_kind(fonts: dict[str, Font], chosen: dict[str, str]) -> dict[str, str]:
@@ -176,16 +197,25 @@ def _eligible(font: Font) -> bool:
 
 def _best_encoding(font: Font, text: str) -> str:
     """The most plausible encoding for the font's kind, or "" when none reads as words."""
-    tex_font = font.kind == "Type3" or (
-        font.kind != "TrueType" and bool(_TEX_NAME.search(font.name))
-    )
     best, best_score = "", 0.0
-    for encoding in _TEX_FAMILY if tex_font else _WINDOWS_FAMILY:
+    for encoding in _TEX_FAMILY if _tex_font(font) else _WINDOWS_FAMILY:
         good, total = _plausibility(_decode(text, encoding))
         # in order of prior: a later encoding must do clearly better
         if good >= 8 and good / total >= 0.7 and good / total > best_score + 0.02:
             best, best_score = encoding, good / total
     return best
+
+
+def _latin(text: str) -> bool:
+    """Text in ASCII letters, almost nothing above: not symbols or another script's bitmaps."""
+    visible = len(text) - text.count(" ")
+    letters = sum(1 for c in text if c.isascii() and c.isalpha())
+    return letters >= 0.6 * visible and len(HIGH.findall(text)) <= 0.02 * visible
+
+
+def _tex_font(font: Font) -> bool:
+    """A Type 3 font (pdfTeX's bitmap fonts) or a Type 1 font of TeX's families."""
+    return font.kind == "Type3" or (font.kind != "TrueType" and bool(_TEX_NAME.search(font.name)))
 
 
 def _plausible(text: str, share: float, letters: float) -> bool:

@@ -14,7 +14,11 @@ from mirage_pipeline.parsing.pdf_lines import PageLines
 JUNK = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ufffd\ue000-\uf8ff]")
 # The Latin-1 upper half: where 8-bit Cyrillic encodings read as Latin-1 land.
 HIGH = re.compile("[\x80-\xff]")
+# A ligature of a Latin TeX font without a Unicode map, read as a control character beside a
+# letter ("di\x0berent": OT1's ﬀ; "Cor\x1b": T1's)
+TEX_LIGATURE = re.compile(r"[A-Za-z][\x0b-\x0f\x1b-\x1f]|[\x0b-\x0f\x1b-\x1f][a-z]")
 OT2_NAME = re.compile(r"wncy", re.IGNORECASE)  # Washington Cyrillic: wncyr10, wncyb10 …
+_LIGATURES_ON_A_PAGE = 3
 _SUBSET = re.compile(r"^[A-Z]{6}\+")
 _NUMBERED_GLYPH = re.compile(r"^/(?:a|g|c|cid|index|glyph|G)\d+$")  # pdfTeX's Type 3: /a65
 
@@ -44,6 +48,8 @@ def needs_survey(pages: list[PageLines]) -> bool:
         if high >= 20 and high >= 0.2 * len(text):
             return True
         if len(JUNK.findall(text)) >= max(5, 0.05 * len(text)):
+            return True
+        if len(TEX_LIGATURE.findall(text)) >= _LIGATURES_ON_A_PAGE:
             return True
     return False
 

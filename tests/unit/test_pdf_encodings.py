@@ -176,6 +176,22 @@ def test_serbian_letters_keep_a_t2a_font_t2a() -> None:
     assert _text(doc).startswith("Упознавање са језиком")
 
 
+def test_ligatures_of_latin_tex_fonts_are_letters_again() -> None:
+    """mlsquick (MonTeX): Latin Type 3 fonts without a Unicode map set ﬀ ﬁ ﬂ ﬃ ﬄ at 0x1B–0x1F
+    (T1); PyMuPDF read control characters and dropped them: "dierent", "rst", "eect"."""
+    ff, fi, ffi = b"\x1b", b"\x1c", b"\x1e"
+    lines = [
+        b"The " + fi + b"rst result is di" + ff + b"erent from the second one",
+        b"and the e" + ff + b"ect of the change is su" + ffi + b"cient for us",
+        b"Oliver Cor" + ff + b" wrote the " + fi + b"le and the o" + ffi + b"ce kept it",
+    ]
+    doc = parse_document(_pdf([lines], _type3()), "paper.pdf")
+    text = _text(doc)
+    assert "The first result is different from the second one" in text
+    assert "effect of the change is sufficient" in text and "Oliver Corff" in text
+    assert doc.metadata["legacy_encodings"] == ["T1"]
+
+
 def test_ot2_is_found_by_the_font_name() -> None:
     # Washington Cyrillic puts Cyrillic at ASCII codes: "Privet" is "Привет"
     font = "<< /Type /Font /Subtype /Type1 /BaseFont /ABCDEF+WNCYR10 >>"
