@@ -5,6 +5,8 @@ furniture left out."""
 
 from __future__ import annotations
 
+import re
+
 from charset_normalizer import from_bytes
 
 from mirage_pipeline.parsing.model import Block, ParsedDocument, ParseError, Section
@@ -30,6 +32,11 @@ _LEGACY = {
     "mac_cyrillic": "Mac Cyrillic",
     "cp1252": "Windows-1252",
 }
+
+
+_TITLE_MAX = 100
+_MARKDOWN_HEADING = re.compile(r"^#{1,6}\s+")
+_NOT_A_TITLE = re.compile(r"^(?:copyright\b|\(c\)|©|[-=*_~#]{3,}\s*$)", re.IGNORECASE)
 
 
 def decode_text(data: bytes, warnings: list[str] | None = None) -> str:
@@ -90,4 +97,26 @@ def parse_text(data: bytes, name: str) -> ParsedDocument:
         )
     if not any(s.blocks for _, s in root.walk()):
         raise ParseError("no text to index: the file holds only headings and separators")
-    return ParsedDocument(format="text", title=name.rsplit(".", 1)[0], root=root, warnings=warnings)
+    title = _first_line_title(lines) or name.rsplit(".", 1)[0]
+    return ParsedDocument(format="text", title=title, root=root, warnings=warnings)
+
+
+def _first_line_title(lines: list[str]) -> str | None:
+    """The text's first line when it reads as a title ("OFL FAQ - Frequently Asked Questions
+    about the SIL Open Font License", "Часто задаваемые вопросы о Debian GNU/Linux"): short,
+    not a sentence's start or end, not a copyright line, a rule or front matter."""
+    found = next(((i, line.strip()) for i, line in enumerate(lines) if line.strip()), None)
+    if found is None:
+        return None
+    i, line = found
+    line = _MARKDOWN_HEADING.sub("", line).strip()
+    after = lines[i + 1].strip() if i + 1 < len(lines) else ""
+    if (
+        not 3 <= len(line) <= _TITLE_MAX
+        or sum(ch.isalpha() for ch in line) < 3
+        or line.endswith((".", ",", ";", ":"))
+        or _NOT_A_TITLE.match(line)
+        or after[:1].islower()
+    ):
+        return None
+    return " ".join(line.split())

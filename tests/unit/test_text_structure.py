@@ -309,3 +309,17 @@ def test_a_heading_spaced_otherwise_than_its_contents_entry_is_found() -> None:
         "2 USING OFL FONTS FOR WEBPAGES AND ONLINE WEB FONT SERVICES",
         "3 MODIFYING OFL-LICENSED FONTS",
     ]
+
+
+def test_the_first_line_titles_the_text_when_it_reads_as_a_title() -> None:
+    """OFL-FAQ.txt, install.ru.txt, debian-faq.ru.txt open with their title; a text opening
+    with a sentence, a copyright line or a rule keeps its file name."""
+    body = f"\n\n{ANSWER}\n"
+    assert _parse(f"   Часто задаваемые вопросы о Debian\n\n{body}").title == (
+        "Часто задаваемые вопросы о Debian"
+    )
+    assert _parse(f"# Mini-LightRAG - Specification\n{body}").title == (
+        "Mini-LightRAG - Specification"
+    )
+    for opening in ("This program reads the file\nand prints it", "Copyright (c) 2013, Me", "----"):
+        assert _parse(f"{opening}\n{body}").title == "book"
