@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import io
 import posixpath
+import re
 import warnings as py_warnings
 import zipfile
 
@@ -26,6 +27,8 @@ from mirage_pipeline.parsing.html_blocks import Event, read_xhtml
 from mirage_pipeline.parsing.html_chrome import edge_key, repeated_edges
 from mirage_pipeline.parsing.model import ParsedDocument, ParseError
 
+_SLUG = re.compile(r"^[a-z0-9]+(?:[-_][a-z0-9]+)+$")
+_TITLE_MAX = 120
 _EDGE = 3  # blocks at either end of a document where a running header or footer may stand
 _SAMPLE = 4000  # characters of a document's text its language is read from
 
@@ -54,11 +57,22 @@ def parse_epub(data: bytes, name: str) -> ParsedDocument:
         metadata["language"] = book.language
     return ParsedDocument(
         format="epub",
-        title=book.title or name.rsplit(".", 1)[0],
+        title=_title(book.title, documents) or name.rsplit(".", 1)[0],
         root=root,
         metadata=metadata,
         warnings=warnings,
     )
+
+
+def _title(declared: str, documents: list[SpineDocument]) -> str:
+    """The book's `dc:title`, unless it is a slug ("developers-reference": Sphinx's project
+    name) and the first spine document's <title> is a title ("Debian Developer's Reference")."""
+    if declared and _SLUG.match(declared):
+        pages = (d for d in documents if d.linear and d.doc.title and not d.doc.is_nav)
+        first = next((d.doc.title.strip() for d in pages), "")
+        if " " in first and len(first) <= _TITLE_MAX:
+            return first
+    return declared
 
 
 def _spine_documents(book: EpubBook) -> list[SpineDocument]:

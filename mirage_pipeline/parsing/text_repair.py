@@ -23,9 +23,11 @@ from mirage_pipeline.parsing.model import ParsedDocument
 # cheap to look for, rare in real text. The lead bytes are those of accented Latin letters
 # (0xC2–0xC5: "Ã©" for "é"), Cyrillic (0xD0–0xD1) and the three-byte sequences of punctuation,
 # symbols and box drawing (0xE2–0xEF) — not 0xC6–0xCF or 0xD2–0xDF: German "ßŒ" in a LaTeX
-# guide would become NKo "ߌ".
+# guide would become NKo "ߌ". Read as Mac Roman, 0xC3 is "√" and 0xE2 0x80 is "‚Ä"
+# ("Localiza√ß√£o", "‚îú‚îÄ‚îÄ"); ftfy then judges whether the bytes were UTF-8.
 _SUSPECT = re.compile(
     r"[\u00c2-\u00c5\u00d0\u00d1\u00e2-\u00ef][\u0080-\u00bf€‚ƒ„…†‡ˆ‰Š‹ŒŽ‘’“”•–—˜™š›œžŸ]"
+    r"|√[^\s\d]|‚[ÄÖî]"
 )
 
 

@@ -65,7 +65,12 @@ def _nav(lang: str, links: list[tuple[str, str]]) -> str:
 
 
 def _epub(
-    files: dict[str, str], spine: list[str], *, language: str = "en", broken: bool = False
+    files: dict[str, str],
+    spine: list[str],
+    *,
+    language: str = "en",
+    broken: bool = False,
+    title: str = "Packaging Guide",
 ) -> bytes:
     """An EPUB 3 of `files` (paths under OEBPS/); `nav.xhtml` is the package's nav; spine
     items ending in '?' are linear="no". `broken` names a missing file in the manifest, which
@@ -88,7 +93,7 @@ def _epub(
     opf = f"""<?xml version="1.0" encoding="UTF-8"?>
 <package xmlns="http://www.idpf.org/2007/opf" version="3.0" unique-identifier="id">
   <metadata xmlns:dc="http://purl.org/dc/elements/1.1/">
-    <dc:identifier id="id">test-book</dc:identifier><dc:title>Packaging Guide</dc:title>
+    <dc:identifier id="id">test-book</dc:identifier><dc:title>{title}</dc:title>
     <dc:language>{language}</dc:language><dc:creator>The Packaging Team</dc:creator>
     <meta property="dcterms:modified">2024-01-01T00:00:00Z</meta>
   </metadata>
@@ -425,3 +430,16 @@ def test_terms_and_definitions_are_lines_of_their_own() -> None:
     data = _epub({"nav.xhtml": nav, "m.xhtml": _page("Math", body)}, ["nav.xhtml", "m.xhtml"])
     (block,) = [b for _, s in parse_document(data, "refs.epub").root.walk() for b in s.blocks]
     assert block.text == "\\boldsymbol\nProduces a bold math symbol.\nlatin1\nLinux, Unix\nVMS"
+
+
+def test_a_slug_for_a_title_gives_way_to_the_first_page_title() -> None:
+    """developers-reference (Sphinx): `dc:title` is the project's name, "developers-reference";
+    the first page's <title> is "Debian Developer's Reference"."""
+    files = {
+        "nav.xhtml": _nav("en", [("index.xhtml", "Reference")]),
+        "index.xhtml": _page("Debian Developer's Reference", "<h1>Scope</h1><p>It covers all.</p>"),
+    }
+    spine = ["nav.xhtml", "index.xhtml"]
+    slug = _epub(files, spine, title="developers-reference")
+    assert parse_document(slug, "d.epub").title == "Debian Developer's Reference"
+    assert parse_document(_epub(files, spine), "d.epub").title == "Packaging Guide"

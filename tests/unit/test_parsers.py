@@ -483,7 +483,8 @@ def test_double_encoded_utf8_is_repaired_and_said() -> None:
         f"Раздел main архива Debian {_double_encoded('—')} то, что является его ядром.\n\n"
         f"{_double_encoded(russian, 'latin-1')}\n\n"
         f"    {_double_encoded('├── chunks/  # Coleção', 'mac_roman')}\n\n"
-        "Der Befehl \\MakeUppercase{\\ss\\OE} setzt ßŒ.\n"
+        "Der Befehl \\MakeUppercase{\\ss\\OE} setzt ßŒ.\n\n"
+        f"{_double_encoded('Decisões de recuperação híbrida', 'mac_roman')}\n"
     )
     doc = parse_document(body.encode(), "devref.md")
     texts = [b.text for _, s in doc.root.walk() for b in s.blocks]
@@ -492,8 +493,9 @@ def test_double_encoded_utf8_is_repaired_and_said() -> None:
     assert texts[1] == russian
     assert "├── chunks/  # Coleção" in texts[2]
     assert texts[3] == "Der Befehl \\MakeUppercase{\\ss\\OE} setzt ßŒ."
+    assert texts[4] == "Decisões de recuperação híbrida"  # a seed note's "Decis√µes"
     assert doc.warnings == [
-        '3 passages held UTF-8 read in an 8-bit encoding ("â€”" for "—"): repaired'
+        '4 passages held UTF-8 read in an 8-bit encoding ("â€”" for "—"): repaired'
     ]
     clean = parse_document("# Архив — разделы\n\nТекст «как есть».\n".encode(), "a.md")
     assert not clean.warnings
