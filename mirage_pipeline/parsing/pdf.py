@@ -146,9 +146,12 @@ def _parse(doc: pymupdf.Document, name: str) -> ParsedDocument:
 def _page_labels(doc: pymupdf.Document) -> list[str]:
     """The PDF's page labels, page by page, when it has them and they are not the physical
     numbers: a citation then gives both ("p. 11, printed 1")."""
-    if not doc.get_page_labels():
-        return []
-    labels = [page.get_label() for page in doc]
+    try:
+        if not doc.get_page_labels():
+            return []
+        labels = [page.get_label() for page in doc]
+    except (RuntimeError, ValueError, KeyError, IndexError):
+        return []  # a damaged label tree costs the printed numbers, not the document
     return labels if any(label != str(n) for n, label in enumerate(labels, 1)) else []
 
 
