@@ -12,6 +12,7 @@ network, no DTD) and the document carries a warning.
 
 from __future__ import annotations
 
+import re
 import xml.etree.ElementTree as ET
 from typing import Any
 
@@ -28,6 +29,10 @@ from mirage_pipeline.parsing.xml_elements import (
 )
 
 _NOTE_BODIES = {"notes", "comments", "footnotes"}
+
+
+# "&FBReaderVersion;": an entity the file never declares, left as text in recovery mode
+_UNRESOLVED_ENTITY = re.compile(r"&[A-Za-z][\w.]*;")
 
 
 def _load(data: bytes) -> tuple[Any, list[str]]:
@@ -106,6 +111,7 @@ def _title(el: Any) -> str:
 def _fill(section: Section, el: Any, top: bool = False) -> None:
     """Blocks of `el` into `section`; child sections become child Sections."""
     current = section
+    lead_title = ""
     for node in el:
         kind = local_name(node)
         if kind == "section":
@@ -121,21 +127,25 @@ def _fill(section: Section, el: Any, top: bool = False) -> None:
             section.children.append(current)
         elif kind == "title":
             if top:  # the body's title (author / book) is the book's heading, not text
+                lead_title = _UNRESOLVED_ENTITY.sub("", _title(el)).strip()
                 continue
         else:
             block = _block(node, kind)
             if block is not None:
                 target = current
                 if target.level == 0 and top:
-                    target = _lead_section(section)
+                    target = _lead_section(section, lead_title)
                 target.blocks.append(block)
 
 
-def _lead_section(root: Section) -> Section:
-    """Text straight under the body, before any section: an epigraph, an introduction."""
-    if root.children and root.children[0].title == "Front matter":
+def _lead_section(root: Section, title: str) -> Section:
+    """Text straight under the body, before any section: an epigraph, an introduction —
+    under the body's title when it has one (FBReader's help opens "О программе FBReader"
+    and goes on without a section), else "Front matter"."""
+    title = title or "Front matter"
+    if root.children and not root.children[0].children and root.children[0].title == title:
         return root.children[0]
-    front = Section(title="Front matter", level=1)
+    front = Section(title=title, level=1)
     root.children.insert(0, front)
     return front
 

@@ -352,6 +352,12 @@ def test_fb2_honours_declared_encoding_and_builds_the_tree() -> None:
     titles = [(t["level"], t["title"]) for t in doc.toc()]
     assert (1, "Толстый и тонкий") in titles and (1, "Хамелеон") in titles
     assert (2, "II") in titles  # a subtitle starts a sub-section
+    # text before the first section stands under the body's title, not "Front matter"
+    lead = doc.root.children[0]
+    assert (lead.title, [b.text for b in lead.blocks]) == (
+        "Антон Чехов Рассказы",
+        ["Краткость — сестра таланта."],
+    )
     text = " ".join(b.text for _, s in doc.root.walk() for b in s.blocks)
     assert "встретились два приятеля" in text and "Примечание." in text
     assert "/9j/" not in text  # embedded binaries are skipped
