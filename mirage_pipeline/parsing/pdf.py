@@ -13,7 +13,7 @@ from mirage_pipeline.language import identify_language, normalise_language
 from mirage_pipeline.parsing import pdf_encodings, pdf_fonts
 from mirage_pipeline.parsing.model import ParsedDocument, ParseError
 from mirage_pipeline.parsing.pdf_contents import apply_contents, read_contents
-from mirage_pipeline.parsing.pdf_headings import detect_headings, locate_outline
+from mirage_pipeline.parsing.pdf_headings import Heading, detect_headings, locate_outline
 from mirage_pipeline.parsing.pdf_lines import (
     Line,
     PageLines,
@@ -58,6 +58,9 @@ def open_pdf(data: bytes) -> pymupdf.Document:
     return doc
 
 
+_FRONT_TEXT = 3000  # characters before the outline's first entry: more than a title page
+
+
 def _reason(exc: Exception) -> str:
     detail = str(exc).split(": '", 1)[0].strip() or type(exc).__name__
     return f"the file is damaged or truncated ({detail})"
@@ -98,6 +101,7 @@ def _parse(doc: pymupdf.Document, name: str) -> ParsedDocument:
     cells = frozenset(id(line) for table in tables for line in table.lines) | notes.keys()
     if toc:
         headings = locate_outline(toc, lines, page_starts)
+        headings = _front_headings(lines, headings, body, cells) + headings
         source = "outline"
     else:
         headings = detect_headings(lines, body, cells)
@@ -141,6 +145,18 @@ def _parse(doc: pymupdf.Document, name: str) -> ParsedDocument:
         pages=doc.page_count,
         page_labels=_page_labels(doc),
     )
+
+
+def _front_headings(
+    lines: list[Line], outline: list[Heading], body: float, cells: frozenset[int]
+) -> list[Heading]:
+    """Headings from typography in the text before the outline's first entry, when there is
+    more of it than a title page: DocBook's outlines start at chapter 1, and the preface's
+    own headings ("Disclaimer", "About this document") were all "Front matter"."""
+    first = min((h.start for h in outline), default=0)
+    if sum(len(line.text) for line in lines[:first]) < _FRONT_TEXT:
+        return []
+    return detect_headings(lines[:first], body, cells)
 
 
 def _page_labels(doc: pymupdf.Document) -> list[str]:

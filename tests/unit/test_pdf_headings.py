@@ -231,3 +231,21 @@ def test_a_bold_header_row_of_a_table_is_not_a_heading() -> None:
         page.insert_text((x, y + below), text, fontsize=10, fontname="hebo" if bold else "helv")
     titles = [title for _, title in _levels(parse_document(doc.tobytes(), "tools.pdf"))]
     assert titles == ["Chapter 3. Tools", "Rationale"]
+
+
+def test_front_matter_before_the_outline_gets_its_headings() -> None:
+    """debian-reference (DocBook): the outline starts at chapter 1, and the preface's own
+    headings ("Disclaimer", "About this document") were all "Front matter"; a title page
+    alone (little text) stays "Front matter"."""
+    preface = [("Preface", 16, True, 0), *_body(12, 8), ("Disclaimer", 13, True, 12), *_body(12, 8)]
+    pages = [preface, [("Chapter 1 Tutorials", 16, True, 0), *_body(4, 8)]]
+    doc = pymupdf.open(stream=_pdf(pages))
+    doc.set_toc([[1, "Chapter 1 Tutorials", 2]])
+    parsed = parse_document(doc.tobytes(), "reference.pdf")
+    titles = [t for _, t in _levels(parsed)]
+    assert titles[:2] == ["Preface", "Disclaimer"] and titles[-1] == "Chapter 1 Tutorials"
+    assert _sections(parsed)["Disclaimer"].blocks
+    title_page = [("Debian Reference", 20, True, 0), *_body(1, 8)]
+    short = pymupdf.open(stream=_pdf([title_page, pages[1]]))
+    short.set_toc([[1, "Chapter 1 Tutorials", 2]])
+    assert _levels(parse_document(short.tobytes(), "r.pdf")) == [(1, "Chapter 1 Tutorials")]
