@@ -67,7 +67,8 @@ async def test_a_hanging_embedder_costs_a_quick_503_and_text_search_still_works(
             assert text.status_code == 200 and text.json()[0]["content"].startswith("Knead")
             assert listing.status_code == 200
             assert others_took < 2.5, others_took  # nobody waited for the embedder
-            assert took < 5, took
+            # the 4 s timeout, not the 60 s hang; slack for a slow machine (5.07 s seen once)
+            assert took < 8, took
             for answer in answers:
                 assert answer.status_code == 503, answer.text
                 assert answer.headers["retry-after"] == "5"
