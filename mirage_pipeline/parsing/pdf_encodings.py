@@ -21,7 +21,14 @@ import pymupdf
 
 from mirage_pipeline.language import cyrillic_share
 from mirage_pipeline.parsing import pdf_encoding_tables as tex
-from mirage_pipeline.parsing.pdf_fonts import HIGH, JUNK, OT2_NAME, Font
+from mirage_pipeline.parsing.pdf_fonts import (
+    HIGH,
+    JUNK,
+    OT1_LIGATURE,
+    OT2_NAME,
+    T1_LIGATURE,
+    Font,
+)
 from mirage_pipeline.parsing.pdf_lines import PageLines
 
 
@@ -69,11 +76,8 @@ _LIGATURES = str.maketrans({"ﬀ": "ff", "ﬁ": "fi", "ﬂ": "fl", "ﬃ": "ffi",
 # space nor a hyphen, apostrophe or full stop, and letters again
 # (U+FFFD: a code PyMuPDF could not read, not evidence either way)
 _BROKEN_WORD = re.compile(r"[^\W\d_]+(?:[^\w\s\-'’.,;:!?()\[\]/\ufffd\x00-\x1f]+[^\W\d_]+)+")
-# A ligature of a Latin TeX font read as a control character beside a letter: "di\x0berent"
-# in OT1 (ﬀ ﬁ ﬂ ﬃ ﬄ at 0x0B–0x0F), "Cor\x1b" in T1 (at 0x1B–0x1F); seen this often, the font is
-# given its TeX encoding. PyMuPDF drops the characters, and the words lose letters.
-_OT1_LIGATURE = re.compile(r"[A-Za-z][\x0b-\x0f]|[\x0b-\x0f][a-z]")
-_T1_LIGATURE = re.compile(r"[A-Za-z][\x1b-\x1f]|[\x1b-\x1f][a-z]")
+# A Latin TeX font with this many ligatures read as control characters (pdf_fonts) is given its
+# TeX encoding: PyMuPDF drops the characters, and the words lose letters.
 _LIGATURES_SEEN = 3
 _SIMPLE_FONTS = ("Type1", "Type3", "TrueType", "MMType1", "Type1C")
 
@@ -132,8 +136,8 @@ def choose(fonts: dict[str, Font], lang: str) -> Redecoding | None:
         chosen = _cyrillic(fonts)
     for font in fonts.values():
         if font.name not in chosen and _eligible(font) and _tex_font(font) and _latin(font.text):
-            ot1 = len(_OT1_LIGATURE.findall(font.text))
-            t1 = len(_T1_LIGATURE.findall(font.text))
+            ot1 = len(OT1_LIGATURE.findall(font.text))
+            t1 = len(T1_LIGATURE.findall(font.text))
             if max(ot1, t1) >= _LIGATURES_SEEN:
                 chosen[font.name] = "OT1" if ot1 > t1 else "T1"
     return Redecoding(chosen) if chosen else None

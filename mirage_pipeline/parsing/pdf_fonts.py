@@ -15,8 +15,10 @@ JUNK = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ufffd\ue000-\uf8ff]")
 # The Latin-1 upper half: where 8-bit Cyrillic encodings read as Latin-1 land.
 HIGH = re.compile("[\x80-\xff]")
 # A ligature of a Latin TeX font without a Unicode map, read as a control character beside a
-# letter ("di\x0berent": OT1's ﬀ; "Cor\x1b": T1's)
-TEX_LIGATURE = re.compile(r"[A-Za-z][\x0b-\x0f\x1b-\x1f]|[\x0b-\x0f\x1b-\x1f][a-z]")
+# letter: "di\x0berent" in OT1 (ﬀ ﬁ ﬂ ﬃ ﬄ at 0x0B–0x0F), "Cor\x1b" in T1 (at 0x1B–0x1F)
+OT1_LIGATURE = re.compile(r"[A-Za-z][\x0b-\x0f]|[\x0b-\x0f][a-z]")
+T1_LIGATURE = re.compile(r"[A-Za-z][\x1b-\x1f]|[\x1b-\x1f][a-z]")
+TEX_LIGATURE = re.compile(f"{OT1_LIGATURE.pattern}|{T1_LIGATURE.pattern}")
 OT2_NAME = re.compile(r"wncy", re.IGNORECASE)  # Washington Cyrillic: wncyr10, wncyb10 …
 _LIGATURES_ON_A_PAGE = 3
 _SUBSET = re.compile(r"^[A-Z]{6}\+")

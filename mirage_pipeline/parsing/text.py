@@ -55,9 +55,7 @@ def decode_text(data: bytes, warnings: list[str] | None = None) -> str:
         raise ParseError("this looks like a binary file, not text")
     best = from_bytes(data, cp_isolation=list(_LEGACY)).best()
     if best is None:
-        raise ParseError(
-            "text is not UTF-8 and reads as none of " + ", ".join(_LEGACY.values())
-        ) from None
+        raise ParseError("text is not UTF-8 and reads as none of " + ", ".join(_LEGACY.values()))
     if warnings is not None:
         warnings.append(f"not UTF-8: read as {_LEGACY.get(best.encoding, best.encoding)}")
     return str(best)

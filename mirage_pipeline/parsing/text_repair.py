@@ -40,44 +40,27 @@ _STRESS = re.compile(
 
 
 def repair_text(doc: ParsedDocument) -> ParsedDocument:
-    """Both repairs, in place."""
-    return drop_stress_marks(repair_double_encoding(doc))
-
-
-def drop_stress_marks(doc: ParsedDocument) -> ParsedDocument:
-    """Stress marks out of Cyrillic words in `doc`'s titles and blocks, in place."""
-    for _, section in doc.root.walk():
-        section.title = _unstressed(section.title)
-        for block in section.blocks:
-            block.text = _unstressed(block.text)
-    doc.title = _unstressed(doc.title)
-    return doc
-
-
-def _unstressed(text: str) -> str:
-    if "\u0301" in text or "\u0300" in text or "\u00b4" in text or "\u02ca" in text:
-        return _STRESS.sub("", text)
-    return text
-
-
-def repair_double_encoding(doc: ParsedDocument) -> ParsedDocument:
-    """Repair double-encoded UTF-8 in `doc`'s titles and blocks, in place; a warning counts
-    the passages repaired."""
+    """Both repairs in `doc`'s titles and blocks, in place; a warning counts the passages whose
+    double-encoded UTF-8 was repaired."""
     repaired = 0
     for _, section in doc.root.walk():
-        if _SUSPECT.search(section.title):
-            section.title = ftfy.fix_encoding(section.title)
+        section.title, _ = _repaired(section.title)
         for block in section.blocks:
-            if _SUSPECT.search(block.text):
-                fixed = ftfy.fix_encoding(block.text)
-                if fixed != block.text:
-                    block.text = fixed
-                    repaired += 1
-    if doc.title and _SUSPECT.search(doc.title):
-        doc.title = ftfy.fix_encoding(doc.title)
+            block.text, fixed = _repaired(block.text)
+            repaired += fixed
+    doc.title, _ = _repaired(doc.title)
     if repaired:
         doc.warnings.append(
             f"{repaired} passage{'s' if repaired > 1 else ''} held UTF-8 read in an 8-bit encoding"
             ' ("â€”" for "—"): repaired'
         )
     return doc
+
+
+def _repaired(text: str) -> tuple[str, bool]:
+    """`text` repaired, and whether its encoding was."""
+    fixed = ftfy.fix_encoding(text) if _SUSPECT.search(text) else text
+    encoding_fixed = fixed != text
+    if "\u0301" in fixed or "\u0300" in fixed or "\u00b4" in fixed or "\u02ca" in fixed:
+        fixed = _STRESS.sub("", fixed)
+    return fixed, encoding_fixed
