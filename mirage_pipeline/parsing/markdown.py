@@ -59,6 +59,10 @@ def split_front_matter(text: str) -> tuple[dict[str, Any], str, int, list[str]]:
     return loaded, text[match.end() :], consumed, []
 
 
+# a heading that opens with its section number: "1. Introduction", "2 Usage", "IV. Appendix"
+_NUMBERED = re.compile(r"(?:\d+|[IVX]+)(?:\.\d+)*\.?\s")
+
+
 def parse_markdown(data: bytes, name: str) -> ParsedDocument:
     decoding: list[str] = []
     text = decode_text(data, decoding)
@@ -72,6 +76,7 @@ def parse_markdown(data: bytes, name: str) -> ParsedDocument:
     stack = [root]
     tokens = _md.parse(body)
     first_h1: str | None = None
+    h1s = 0
     i = 0
     while i < len(tokens):
         tok = tokens[i]
@@ -82,8 +87,9 @@ def parse_markdown(data: bytes, name: str) -> ParsedDocument:
         if tok.type == "heading_open":
             level = int(tok.tag[1])
             title = _inline_text(tokens[i + 1].content)
-            if level == 1 and first_h1 is None:
-                first_h1 = title
+            if level == 1:
+                h1s += 1
+                first_h1 = first_h1 if first_h1 is not None else title
             while stack[-1].level >= level:
                 stack.pop()
             section = Section(title=title, level=level, line_start=offset + start + 1)
@@ -103,6 +109,8 @@ def parse_markdown(data: bytes, name: str) -> ParsedDocument:
                     )
                 )
         i += 1
+    if first_h1 is not None and h1s > 1 and _NUMBERED.match(first_h1):
+        first_h1 = None  # "# 1. Введение", then "# 2. Установка": chapters, not a title
     title = str(front.get("title") or first_h1 or name.rsplit(".", 1)[0])
     metadata = {k: _jsonable(v) for k, v in front.items()}
     return ParsedDocument(

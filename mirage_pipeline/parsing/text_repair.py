@@ -9,11 +9,15 @@ continuation byte read as one — the rest is never touched.
 Stress marks in Cyrillic words (dictionaries, textbooks, poetry, Church Slavonic): a combining
 acute or grave after a letter ("за́мок"), or, from a PDF whose accent is a glyph of its own, a
 spacing acute before the stressed letter ("з ´ошит"). Either cuts the word in two for full-text
-search; they go, as the legacy PDF path drops them already."""
+search; they go, as the legacy PDF path drops them already.
+
+Latin letters whose accent a PDF sets as a glyph of its own (TeX's OT1 fonts have no "ü":
+"G¨urtler", "d´eshabiller", "soup¸con"): the accent and its letter become one letter."""
 
 from __future__ import annotations
 
 import re
+import unicodedata
 
 import ftfy
 
@@ -37,6 +41,30 @@ _STRESS = re.compile(
     r"(?<=[\u0400-\u052f\ua640-\ua69f])[\u0300\u0301]"
     r"|(?<=[\u0400-\u04ff'’-]) ?[\u00b4\u02ca](?=[\u0400-\u04ff])"
 )
+
+
+# a spacing accent, then the Latin letter it sits on (TeX sets the accent first; "ı" is the dotless
+# i of "\\'\\i"); not the backtick, which Markdown and code use as a quote
+_COMBINING = {
+    "\u00a8": "\u0308",
+    "\u00b4": "\u0301",
+    "\u02c6": "\u0302",
+    "\u02dc": "\u0303",
+    "\u00b8": "\u0327",
+    "\u02c7": "\u030c",
+    "\u02d8": "\u0306",
+    "\u02d9": "\u0307",
+    "\u02da": "\u030a",
+    "\u02dd": "\u030b",
+    "\u00af": "\u0304",
+}
+_LATIN_ACCENT = re.compile("([" + "".join(_COMBINING) + "])([A-Za-z\u0131])")
+
+
+def _accented(match: re.Match[str]) -> str:
+    letter = "i" if match[2] == "\u0131" else match[2]
+    composed = unicodedata.normalize("NFC", letter + _COMBINING[match[1]])
+    return composed if len(composed) == 1 else match[0]
 
 
 def repair_text(doc: ParsedDocument) -> ParsedDocument:
@@ -63,4 +91,6 @@ def _repaired(text: str) -> tuple[str, bool]:
     encoding_fixed = fixed != text
     if "\u0301" in fixed or "\u0300" in fixed or "\u00b4" in fixed or "\u02ca" in fixed:
         fixed = _STRESS.sub("", fixed)
+    if _LATIN_ACCENT.search(fixed):
+        fixed = _LATIN_ACCENT.sub(_accented, fixed)
     return fixed, encoding_fixed

@@ -558,3 +558,36 @@ def test_stress_marks_leave_cyrillic_words_whole() -> None:
         "Переносять по складах: зо-шит, словник, бай-ок.",
         "Café, résumé and a lone ´ acute stay.",
     ]
+
+
+def test_markdown_numbered_first_chapter_is_no_title() -> None:
+    """disser's README opens with "# 1. Введение" and goes on with "# 2. …": the first heading
+    is a chapter, and as the title it stood at the head of every citation ("1. Введение ›
+    4. Установка"). A book's one top-level heading, numbered or not, stays its title."""
+    chapters = "# 1. Введение\n\nПакет.\n\n# 2. Установка\n\n## 2.1. Из архива\n\nТекст.\n"
+    doc = parse_document(chapters.encode(), "disser-README-ru.md")
+    assert doc.title == "disser-README-ru"
+    assert [s.title for _, s in doc.root.walk()][1:] == [
+        "1. Введение",
+        "2. Установка",
+        "2.1. Из архива",
+    ]
+    book = "# Руководство\n\nТекст.\n\n# Глава 2\n\nТекст.\n"
+    assert parse_document(book.encode(), "guide.md").title == "Руководство"
+    single = "# 1. Введение\n\nТекст.\n\n## 1.1. Цель\n\nТекст.\n"
+    assert parse_document(single.encode(), "intro.md").title == "1. Введение"
+
+
+def test_latin_accents_set_apart_join_their_letters() -> None:
+    """TeX's OT1 fonts have no accented letters: a PDF made with them sets the accent as a glyph
+    of its own before its letter, and the text read "G¨urtler", "d´eshabiller", "soup¸con" —
+    words full-text search never matched. A spacing accent before a space stays."""
+    body = (
+        "# Names\n\nG¨urtler and Erd˝os met at the Hˆotel; soup¸con, d´eshabiller, na¨ıve.\n\n"
+        "The accent ¨ alone, and `code` with ´ spaced.\n"
+    )
+    doc = parse_document(body.encode(), "names.md")
+    assert [b.text for _, s in doc.root.walk() for b in s.blocks] == [
+        "Gürtler and Erdős met at the Hôtel; soupçon, déshabiller, naïve.",
+        "The accent ¨ alone, and `code` with ´ spaced.",
+    ]
