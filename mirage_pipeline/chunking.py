@@ -12,7 +12,7 @@ Rules, in order of precedence:
 
 A chunk's `chapter` (its citation) is its level-1 section, unless that section holds the book
 rather than a chapter of it — a table of contents whose one top entry is the book's title, a
-Markdown file under one `#` heading —: then it is the heading below (`_book_wrapper`).
+Markdown file under one `#` heading —: then it is the heading below (chunk_outline.py).
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mirage_pipeline.block_split import JOIN_SLACK, SENTENCE_END, split_block
+from mirage_pipeline.chunk_outline import book_wrapper, chapters, cited_chapters, new_headings
 from mirage_pipeline.chunk_parts import chunk_parts
 from mirage_pipeline.language import (
     CYRILLIC_LANGUAGES,
@@ -100,25 +101,9 @@ def chunk_document(
     if doc.skipped:
         return []
     builder = _Builder(doc, count_tokens, policy)
-    for chapter, sections in _chapters(doc):
+    for chapter, sections in chapters(doc):
         builder.chapter(chapter, sections)
     return builder.chunks
-
-
-def _chapters(doc: ParsedDocument) -> list[tuple[Section | None, list[tuple[list[str], Section]]]]:
-    """(chapter, [(heading path, section)...]) in reading order; the root's own text first."""
-    found: list[tuple[Section | None, list[tuple[list[str], Section]]]] = []
-    if doc.root.blocks:
-        found.append((None, [([], doc.root)]))
-    for chapter in doc.root.children:
-        sections = [
-            ([s.title for s in (*path[1:], section) if s.title], section)
-            for path, section in chapter.walk((doc.root,))
-            if section.blocks
-        ]
-        if sections:
-            found.append((chapter, sections))
-    return found
 
 
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$")
@@ -132,50 +117,6 @@ def table_header(text: str) -> str | None:
     return None
 
 
-# A level-1 section holds the book when at least this share of the document's text is in it.
-BOOK_SHARE = 0.8
-
-
-def _book_wrapper(doc: ParsedDocument) -> Section | None:
-    """The level-1 section that holds the book rather than a chapter of it: one with sections
-    under it and nearly all of the document's text (BOOK_SHARE), titled as the document or its
-    only level-1 section. A Markdown file of several `#` chapters — whose first one gave the
-    document its title — has none."""
-    tops = [s for s in doc.root.children if s.blocks or s.children]
-    total = doc.root.text_length()
-    for top in tops:
-        if not top.children or top.text_length() < BOOK_SHARE * total:
-            continue
-        if len(tops) == 1 or (doc.title and edge_key(top.title) == edge_key(doc.title)):
-            return top
-    return None
-
-
-def _cited_chapters(wrapper: Section | None) -> dict[int, str]:
-    """id of each section under `wrapper` → the titled section right below it that holds it."""
-    if wrapper is None:
-        return {}
-    return {
-        id(section): child.title
-        for child in wrapper.children
-        if child.title
-        for _, section in child.walk()
-    }
-
-
-def _new_headings(shown: list[str], headings: list[str]) -> list[str]:
-    """The headings of a section joining a chunk that the chunk has not shown yet: its own
-    title and every heading above it where its path leaves the previous section's. "5.16.1.
-    Purpose" joining "5.15.1. Purpose" brings "5.16. /var/yp : NIS database files" too — the
-    heading that says what the text below it is about."""
-    common = 0
-    for a, b in zip(shown, headings, strict=False):
-        if a != b:
-            break
-        common += 1
-    return headings[common:]
-
-
 class _Builder:
     def __init__(self, doc: ParsedDocument, count: TokenCounter, policy: ChunkingPolicy) -> None:
         self.doc = doc
@@ -186,7 +127,7 @@ class _Builder:
         self.chunks: list[Chunk] = []
         self.metadata = chunk_metadata(doc.metadata)
         self.paths: dict[int, list[str]] = {}  # id of a section → its heading path
-        self.cited = _cited_chapters(_book_wrapper(doc))
+        self.cited = cited_chapters(book_wrapper(doc))
         self._last_cited: tuple[int, str | None] | None = None  # the last chunk's chapter
         self._in_chapter = 0  # chunks emitted in it
 
@@ -209,7 +150,7 @@ class _Builder:
                 current, size = [], 0
             if current:  # a small section joins: its headings stay lines
                 shown = self.paths[id(previous)] if previous is not None else []
-                for title in _new_headings(shown, headings):
+                for title in new_headings(shown, headings):
                     piece = _Piece(
                         title,
                         self.count(title) + JOIN_SLACK,
@@ -247,13 +188,17 @@ class _Builder:
                 if groups[-1][-1].section is not tail[0].section:
                     head = tail[0].section
                     shown = self.paths[id(groups[-1][-1].section)]
-                    titles = _new_headings(shown, self.paths[id(head)])
+                    titles = new_headings(shown, self.paths[id(head)])
                     tail[:0] = [_Piece(t, 1, head, head.blocks[0], heading=True) for t in titles]
                 groups[-1].extend(tail)
         for pieces in groups:
             self._emit(chapter, pieces)
 
     def _prefix(self, headings: list[str]) -> str:
+        """The book's title and the chunk's headings; a top heading that is the title (a
+        Markdown file's `# run`, an EPUB's title page) once, not twice."""
+        if headings and self.doc.title and edge_key(headings[0]) == edge_key(self.doc.title):
+            headings = headings[1:]
         return " › ".join([self.doc.title, *headings]) if self.doc.title else " › ".join(headings)
 
     def _pieces(self, section: Section, target: int) -> list[_Piece]:

@@ -342,3 +342,16 @@ def test_a_passage_left_untranslated_gets_its_own_language(count) -> None:
         ("Untranslated", "en"),
         ("Translated", "ru"),
     ]
+
+
+def test_a_top_heading_that_is_the_title_is_read_once(count) -> None:
+    """A Markdown file's `# run`, an EPUB's title page: the embedder read "run › run › Options"
+    and "References for TeX and Friends › References for TeX and Friends › 1 TeX". The
+    citation's heading path keeps the heading; only the text the embedder reads drops it."""
+    doc = parse_document(b"# Run\n\nIntro.\n\n## Options\n\nThe --rm flag removes it.\n", "run.md")
+    assert doc.title == "Run"
+    chunks = chunk_document(doc, count, ChunkingPolicy.for_window(512))
+    assert [c.embed_text for c in chunks] == [
+        "Run › Options\n\nIntro.\n\nOptions\nThe --rm flag removes it."
+    ]
+    assert chunks[0].structure["heading_path"] == ["Run", "Options"]
