@@ -36,7 +36,9 @@ def plain_text(path: Path, name: str) -> str:
             parts.append((body if body is not None else root).text_content())
         return "\n".join(parts)
     if suffix == "fb2":
-        root = etree.parse(io.BytesIO(data), etree.XMLParser(resolve_entities=False)).getroot()
+        root = etree.parse(
+            io.BytesIO(data), etree.XMLParser(resolve_entities=False, recover=True)
+        ).getroot()
         paragraphs = [
             "".join(el.itertext())
             for el in root.iter()

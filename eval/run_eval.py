@@ -47,7 +47,7 @@ from mirage_pipeline.embedders import create_embedder  # noqa: E402
 from mirage_pipeline.parsing import file_type_of, parse_document  # noqa: E402
 from mirage_pipeline.store import prepare_database  # noqa: E402
 from mirage_pipeline.store.connections import connect  # noqa: E402
-from mirage_pipeline.store.documents import start_document  # noqa: E402
+from mirage_pipeline.store.documents import delete_document, start_document  # noqa: E402
 from mirage_pipeline.store.swap import replace_chunks  # noqa: E402
 
 
@@ -65,6 +65,8 @@ def index_documents(url: str, embedder, docs: dict[str, tuple[Path, object]]) ->
     with connect(url) as conn:
         ready = conn.execute("SELECT path, content_hash FROM documents WHERE status = 'ready'")
         done = dict(ready.fetchall())
+        for gone in set(done) - set(docs):  # a document the eval no longer has
+            delete_document(conn, project=PROJECT, path=gone)
     for name, (path, doc) in docs.items():
         chunks = chunk_document(doc, embedder.count_tokens, policy)
         # keyed by what is stored: a changed parser or chunker re-indexes, nothing else does
