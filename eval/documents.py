@@ -172,6 +172,12 @@ SOURCES: tuple[Source, ...] = (
         member="usr/share/doc/texlive-doc/generic/tex-refs/tex-refs.epub",
     ),
     Source(
+        "OFL-FAQ.txt",
+        "en",
+        package="fonts-sil-charis",
+        member="usr/share/doc/fonts-sil-charis/OFL-FAQ.txt.gz",
+    ),
+    Source(
         "impatient.pdf",
         "en",
         package="texlive-lang-english",
