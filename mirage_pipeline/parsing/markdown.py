@@ -89,7 +89,8 @@ def parse_markdown(data: bytes, name: str) -> ParsedDocument:
             title = _inline_text(tokens[i + 1].content)
             if level == 1:
                 h1s += 1
-                first_h1 = first_h1 if first_h1 is not None else title
+                if first_h1 is None:
+                    first_h1 = title
             while stack[-1].level >= level:
                 stack.pop()
             section = Section(title=title, level=level, line_start=offset + start + 1)

@@ -91,6 +91,4 @@ def _repaired(text: str) -> tuple[str, bool]:
     encoding_fixed = fixed != text
     if "\u0301" in fixed or "\u0300" in fixed or "\u00b4" in fixed or "\u02ca" in fixed:
         fixed = _STRESS.sub("", fixed)
-    if _LATIN_ACCENT.search(fixed):
-        fixed = _LATIN_ACCENT.sub(_accented, fixed)
-    return fixed, encoding_fixed
+    return _LATIN_ACCENT.sub(_accented, fixed), encoding_fixed
