@@ -26,13 +26,16 @@ def drop_running_lines(pages: list[PageLines]) -> int:
     slot recurs on many pages. Anywhere on the page, short text recurring at the very same
     place on most pages (stamps, frames) goes too. So does a top or bottom row, gap or not,
     with a page number at one end that follows the physical page on many pages (a section
-    title beside the page number: the text changes, the number keeps its step).
+    title beside the page number: the text changes, the number keeps its step). When
+    something went, the rows that now lie outermost are looked at once more for such page
+    numbers: a proof's stamp above the running head ("3 Jan 2020 2:18 p.m.", "No 35", the
+    book's title) hid "Preparing an input file 15" from the first pass.
     """
     n = len(pages)
     if n == 0:
         return 0
-    numbered, offsets = _numbered_rows(pages)
-    numbered |= _lone_page_numbers(pages, offsets)
+    lines_before = sum(len(page.lines) for page in pages)
+    numbered = _page_numbers(pages)
     edges = [_edge_rows(page) for page in pages]
     by_text: Counter[tuple[str, str]] = Counter()
     by_slot: Counter[tuple[str, int]] = Counter()
@@ -41,19 +44,14 @@ def drop_running_lines(pages: list[PageLines]) -> int:
         by_text.update({(zone, line.norm) for line, zone in edge.items()})
         by_slot.update({(zone, round(line.y0 / 3)) for line, zone in edge.items()})
         by_place.update(
-            {
-                (line.norm, round(line.x0 / 4), round(line.y0 / 4))
-                for line in page.lines
-                if len(line.text) <= 60
-            }
+            {place for line in page.lines if len(line.text) <= 60 for place in _places(line)}
         )
     repeats = n >= 4
     text_min = max(3, int(0.3 * n))
     slot_min = max(3, int(0.4 * n))
     place_min = max(3, int(0.5 * n))
-    dropped = 0
+    gone: set[int] = set()
     for page, edge in zip(pages, edges, strict=True):
-        kept = []
         for line in page.lines:
             zone = edge.get(line)
             running = False
@@ -65,14 +63,34 @@ def drop_running_lines(pages: list[PageLines]) -> int:
                     or by_slot[(zone, round(line.y0 / 3))] >= slot_min
                 )
             if not running and repeats and len(line.text) <= 60:
-                place = (line.norm, round(line.x0 / 4), round(line.y0 / 4))
-                running = by_place[place] >= place_min
+                running = any(by_place[place] >= place_min for place in _places(line))
             if running:
-                dropped += 1
-            else:
-                kept.append(line)
-        page.lines = kept
-    return dropped
+                gone.add(id(line))
+    if gone:  # the rows now outermost, their page numbers still beside them
+        for page in pages:
+            page.lines = [
+                line
+                for line in page.lines
+                if id(line) not in gone or _PAGE_NUMBER.match(line.text.strip())
+            ]
+        gone |= _page_numbers(pages)
+    for page in pages:
+        page.lines = [line for line in page.lines if id(line) not in gone]
+    return lines_before - sum(len(page.lines) for page in pages)
+
+
+def _places(line: Line) -> tuple[tuple[str, int, int], tuple[str, int, int]]:
+    """Where a line sits, by its left edge and by its right one: a right-aligned "No 9" and
+    "No 100" share only the latter."""
+    y = round(line.y0 / 4)
+    return (line.norm, round(line.x0 / 4), y), (line.norm, -1 - round(line.x1 / 4), y)
+
+
+def _page_numbers(pages: list[PageLines]) -> set[int]:
+    """Ids of the outer rows that carry the printed page number (`_numbered_rows`,
+    `_lone_page_numbers`)."""
+    numbered, offsets = _numbered_rows(pages)
+    return numbered | _lone_page_numbers(pages, offsets)
 
 
 def _edge_rows(page: PageLines, outer: float = 0.12) -> dict[Line, str]:

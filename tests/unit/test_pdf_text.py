@@ -97,6 +97,40 @@ def test_running_heads_with_a_section_title_and_a_page_number_are_dropped() -> N
     assert doc.metadata["running_lines_removed"] == 16
 
 
+def test_running_heads_under_a_proof_stamp_are_dropped() -> None:
+    """impatient: a printer's proof sets a stamp above the running head on every page — the
+    date, a sheet number flush right ("No 9", "No 10") and the book's title — so the head
+    ("Groups 15", "16 Using TeX") is not the page's top row until the stamp has gone, and the
+    sheet number, whose left edge moves with its width, became a heading of every page."""
+    body = [
+        "A group consists of material enclosed in matching left and right braces, and the",
+        "assignments made inside it are undone when the group ends at its right brace.",
+    ]
+    pages = []
+    for number in range(1, 13):
+        printed = str(number + 3)
+        sheet = f"No {number + 95}"
+        right = 535 - pymupdf.get_text_length(sheet, fontname="hebo", fontsize=14)
+        stamp = [
+            (300 if number % 2 else 330, 27, "3 Jan 2020 2:18 p.m.", "helv", 7),
+            (right, 48, sheet, "hebo", 14),
+            (60, 51, "TeX for the Impatient", "helv", 10),
+        ]
+        if number % 2:
+            title = ["Groups", "Math formulas", "Spacing"][(number // 2) % 3]
+            right = 535 - pymupdf.get_text_length(printed, fontname="helv", fontsize=10)
+            head = [(60, 110, title, "helv", 10), (right, 110, printed, "helv", 10)]
+        else:
+            head = [(60, 110, f"{printed} Using TeX", "helv", 10)]
+        pages.append([*stamp, *head, *_lines(60, 140, body)])
+    doc = parse_document(_pdf(pages), "impatient.pdf")
+    text = _text(doc)
+    for gone in ("Groups", "Math formulas", "Using TeX", "No 9", "2020", "Impatient"):
+        assert gone not in text
+    assert [s.title for _, s in doc.root.walk() if s.title.startswith("No ")] == []
+    assert text.count("A group consists of material") == 12
+
+
 def test_running_heads_under_a_deep_top_margin_are_dropped_and_miss_the_outline() -> None:
     """stead3-ru: a book on Letter paper sets its running head 13 % down the page, below the
     outer 12 % edge rows are looked for in — "12 ГЛАВА 1. ОБЩИЕ СВЕДЕНИЯ", "1.3. КАК
