@@ -269,9 +269,17 @@ def _title(meta_title: str, pages: list[PageLines], name: str) -> str:
         return meta_title
     first = pages[0].lines if pages else []
     if first:
+        # the first page's biggest lines, as long as they follow one another: "Пакет
+        # russ.sty", not its "Оглавление" set as big further down
         top = max(line.size for line in first)
-        big = [line.text for line in first if line.size >= top - 0.1][:3]
-        text = " ".join(" ".join(big).split())
+        start = next(i for i, line in enumerate(first) if line.size >= top - 0.1)
+        big = [first[start]]
+        for line in first[start + 1 : start + 3]:
+            above = big[-1]
+            if line.size < top - 0.1 or line.y0 - above.y1 > above.y1 - above.y0:
+                break
+            big.append(line)
+        text = " ".join(" ".join(line.text for line in big).split())
         if 3 <= len(text) <= 150:
             return text
     return name.rsplit(".", 1)[0]

@@ -591,3 +591,16 @@ def test_latin_accents_set_apart_join_their_letters() -> None:
         "Gürtler and Erdős met at the Hôtel; soupçon, déshabiller, naïve.",
         "The accent ¨ alone, and `code` with ´ spaced.",
     ]
+
+
+def test_pdf_title_is_the_first_pages_first_run_of_biggest_lines() -> None:
+    """russ.sty's manual has no title in its metadata; its first page sets the title, a date
+    below it, the abstract, then "Contents" as big as the title: the title is the first run of
+    the biggest lines, not every big line on the page ("… Contents 1. Usage")."""
+    abstract = "The package brings Russian commands, letters in formulas and hyphenation."
+    first = [("The russ package", 17), ("26 January 2012", 12), (abstract, 10), ("Contents", 17)]
+    doc = parse_document(_pdf([first, [(LOREM, 10)]]), "russ_doc.pdf")
+    assert doc.title == "The russ package"
+    wrapped = [("A Very Long Title That the Page Sets on Two Lines", 17), (LOREM, 10)]
+    doc = parse_document(_pdf([wrapped]), "long.pdf")
+    assert doc.title == "A Very Long Title That the Page Sets on Two Lines"
