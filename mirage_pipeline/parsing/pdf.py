@@ -165,10 +165,28 @@ def _page_labels(doc: pymupdf.Document) -> list[str]:
     try:
         if not doc.get_page_labels():
             return []
-        labels = [page.get_label() for page in doc]
+        labels = [_decoded_label(page.get_label()) for page in doc]
     except (RuntimeError, ValueError, KeyError, IndexError):
         return []  # a damaged label tree costs the printed numbers, not the document
     return labels if any(label != str(n) for n, label in enumerate(labels, 1)) else []
+
+
+_HEX_PREFIX = re.compile(r"<([0-9A-Fa-f\s]*)>")
+
+
+def _decoded_label(label: str) -> str:
+    """A label whose prefix PyMuPDF hands back as the PDF's hex string, undecoded: "<FEFF>7"
+    (an empty UTF-16 prefix) is "7", "<FEFF0031>" is "1"."""
+    match = _HEX_PREFIX.match(label)
+    if not match:
+        return label
+    digits = "".join(match.group(1).split())
+    raw = bytes.fromhex(digits + "0" * (len(digits) % 2))  # an odd last digit is followed by 0
+    if raw.startswith(b"\xfe\xff"):
+        prefix = raw[2:].decode("utf-16-be", errors="replace")
+    else:
+        prefix = raw.decode("latin-1")
+    return prefix + label[match.end() :]
 
 
 def _readable_lines(

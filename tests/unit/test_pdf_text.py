@@ -466,3 +466,15 @@ def test_printed_page_numbers_come_with_the_physical_ones() -> None:
     doc.set_page_labels([{"startpage": 0, "prefix": "", "style": "D", "firstpagenum": 1}])
     assert parse_document(doc.tobytes(), "plain.pdf").page_labels == []
     assert parse_document(_pdf([_lines(60, 100, [prose] * 9)]), "none.pdf").page_labels == []
+
+
+def test_page_label_prefixes_written_as_hex_strings_are_decoded() -> None:
+    """lshort-ukr gives each range of labels the prefix <FEFF> (an empty UTF-16 string, as a
+    hex string), which PyMuPDF returns undecoded: "<FEFF>7" was cited as the printed page.
+    Others spell the whole label so: <FEFF0031> is "1"."""
+    prose = "The installer asks for the keyboard layout and the network settings first."
+    doc = pymupdf.open(stream=_pdf([_lines(60, 100, [prose] * 3) for _ in range(4)]))
+    labels = "<</Nums[0<</P<FEFF>/S/r>>2<</P<FEFF0041002D>/S/D>>3<</P<FEFF0031>>>]>>"
+    doc.xref_set_key(doc.pdf_catalog(), "PageLabels", labels)
+    assert doc[0].get_label() == "<FEFF>i"  # what PyMuPDF gives
+    assert parse_document(doc.tobytes(), "ukr.pdf").page_labels == ["i", "ii", "A-1", "1"]
