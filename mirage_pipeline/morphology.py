@@ -66,6 +66,11 @@ def lemma_text(text: str) -> str:
     return " ".join(_lemmas(text))
 
 
+def known_word(word: str) -> bool:
+    """Whether the Russian dictionary holds `word` as a form of one of its words."""
+    return _morph().word_is_known(word.lower())
+
+
 def has_lemma(word: str) -> bool:
     """Whether `word` (a word form or its stem) gets a lemma here: it holds Cyrillic letters."""
     return _CYRILLIC_WORD.search(word) is not None

@@ -12,15 +12,29 @@ spacing acute before the stressed letter ("з ´ошит"). Either cuts the word
 search; they go, as the legacy PDF path drops them already.
 
 Latin letters whose accent a PDF sets as a glyph of its own (TeX's OT1 fonts have no "ü":
-"G¨urtler", "d´eshabiller", "soup¸con"): the accent and its letter become one letter."""
+"G¨urtler", "d´eshabiller", "soup¸con"): the accent and its letter become one letter.
+
+Letters a font maps to Adobe's private-use code points (its Unicode map follows the Adobe
+Glyph List): Serbian and Macedonian forms of б г д п т (U+F6C4–F6C8: "дистри<U+F6C5>уције"),
+old-style digits and small capitals (U+F721–F7FF: U+F700 plus the letter's Latin-1 code), and
+the Symbol font's bracket pieces (U+F8E5–F8FE, dropped: parts of a drawn parenthesis).
+
+Words mixing Latin and Cyrillic letters that look alike: a font mapping Latin i to Ukrainian і
+("Tobіas Oetіker", "\\begіn{pіcture}"), a Latin C typed in a Russian word ("Cоздатель"). No
+search finds such a word; its look-alikes take the script of the rest of it — the one script
+every letter of the word can be written in (the larger one if both can), into Cyrillic only
+when that makes a word the Russian dictionary knows. A Latin word with a Russian case ending
+is left ("TEXа", "Unixу")."""
 
 from __future__ import annotations
 
+import itertools
 import re
 import unicodedata
 
 import ftfy
 
+from mirage_pipeline.morphology import known_word
 from mirage_pipeline.parsing.model import ParsedDocument
 
 # A lead byte read as Latin-1/Windows-1252, then a continuation byte (0x80–0xBF) read as either:
@@ -67,8 +81,45 @@ def _accented(match: re.Match[str]) -> str:
     return composed if len(composed) == 1 else match[0]
 
 
+# Adobe's corporate-use code points: Cyrillic localized forms, then U+F700 + a Latin-1 code
+# (old-style "0"–"9" at F730–F739, small capitals "a"–"z" at F761–F77A, "à"–"ÿ" at F7E0–F7FF),
+# and the Symbol font's extension pieces and sans-serif marks
+_ADOBE_PUA: dict[int, str] = {0xF6BE: "ȷ", 0xF6C4: "г", 0xF6C5: "б", 0xF6C6: "д", 0xF6C7: "п"}
+_ADOBE_PUA |= {0xF6C8: "т", 0xF6DC: "1", 0xF8E8: "®", 0xF8E9: "©", 0xF8EA: "™"}
+_ADOBE_PUA |= {0xF700 + c: chr(c).lower() for c in range(0x21, 0x100) if chr(c).isalnum()}
+_ADOBE_PUA |= {c: "" for c in range(0xF8E5, 0xF8FF) if c not in _ADOBE_PUA}
+_PUA = re.compile("[\uf6be-\uf6dc\uf721-\uf7ff\uf8e5-\uf8fe]")
+
+_TO_LATIN = str.maketrans("аеорсхуіјѕАВЕКМНОРСТХУІЈЅ", "aeopcxyijsABEKMHOPCTXYIJS")
+_TO_CYRILLIC = str.maketrans("aeopcxyiABEKMHOPCTXYI", "аеорсхуіАВЕКМНОРСТХУІ")
+_LATIN_LOOKALIKES = frozenset("aeopcxyiABEKMHOPCTXYI")
+_CYRILLIC_LOOKALIKES = frozenset("аеорсхуіјѕАВЕКМНОРСТХУІЈЅ")
+_NOT_RUSSIAN = frozenset("іјѕІЈЅ")  # "dvі", "ASCІІ": not a Russian ending
+_MIXED = re.compile("[a-zA-Z][\u0400-\u04ff]|[\u0400-\u04ff][a-zA-Z]")
+_LETTERS = re.compile("[a-zA-Z\u0400-\u04ff]+")
+
+
+def _one_script(match: re.Match[str]) -> str:
+    word = match[0]
+    switches = sum(a.isascii() != b.isascii() for a, b in itertools.pairwise(word))
+    if not switches:
+        return word
+    latin = [c for c in word if c.isascii()]
+    cyrillic = [c for c in word if not c.isascii()]
+    russian_ending = not word[-1].isascii() and not _NOT_RUSSIAN.intersection(cyrillic)
+    if switches == 1 and russian_ending and 2 * len(cyrillic) < len(word):
+        return word  # a foreign word with a Russian case ending: "TEXа", "Unixу"
+    to_latin = _CYRILLIC_LOOKALIKES.issuperset(cyrillic)
+    to_cyrillic = _LATIN_LOOKALIKES.issuperset(latin)
+    if to_cyrillic and (not to_latin or len(cyrillic) >= len(latin)):
+        fixed = word.translate(_TO_CYRILLIC)
+        if known_word(fixed):  # "Создатель", not the pattern "~Aархив" (~A and its argument)
+            return fixed
+    return word.translate(_TO_LATIN) if to_latin else word
+
+
 def repair_text(doc: ParsedDocument) -> ParsedDocument:
-    """Both repairs in `doc`'s titles and blocks, in place; a warning counts the passages whose
+    """The repairs in `doc`'s titles and blocks, in place; a warning counts the passages whose
     double-encoded UTF-8 was repaired."""
     repaired = 0
     for _, section in doc.root.walk():
@@ -91,4 +142,8 @@ def _repaired(text: str) -> tuple[str, bool]:
     encoding_fixed = fixed != text
     if "\u0301" in fixed or "\u0300" in fixed or "\u00b4" in fixed or "\u02ca" in fixed:
         fixed = _STRESS.sub("", fixed)
+    if _PUA.search(fixed):
+        fixed = fixed.translate(_ADOBE_PUA)
+    if _MIXED.search(fixed):
+        fixed = _LETTERS.sub(_one_script, fixed)
     return _LATIN_ACCENT.sub(_accented, fixed), encoding_fixed

@@ -593,6 +593,35 @@ def test_latin_accents_set_apart_join_their_letters() -> None:
     ]
 
 
+def test_adobe_private_use_letters_and_digits_become_standard_ones() -> None:
+    """A font whose Unicode map follows the Adobe Glyph List puts Serbian б and д, old-style
+    digits and small capitals in the private-use area ("дистри\uf6c5уције" was never found);
+    the Symbol font's bracket pieces go."""
+    body = (
+        "# Увод\n\nсофтверске дистри\uf6c5уције, \uf6c6ата \uf732\uf730\uf732\uf731,"
+        " \uf76e\uf76f\uf774\uf765 \uf8eb(a)\uf8f6.\n"
+    )
+    doc = parse_document(body.encode(), "sr.md")
+    assert [b.text for _, s in doc.root.walk() for b in s.blocks] == [
+        "софтверске дистрибуције, дата 2021, note (a)."
+    ]
+
+
+def test_words_mixing_look_alike_latin_and_cyrillic_letters_take_one_script() -> None:
+    """lshort-ukr's fonts map Latin i to Ukrainian і ("Tobіas", "\\begіn{pіcture}"), a Russian
+    text has a Latin C ("Cоздатель"): such words match no search. A Latin name with a Russian
+    ending, a word no script fits and a Cyrillic word the dictionary does not know stay."""
+    body = (
+        "# Вступ\n\nTobіas Oetіker, Versіon 4.12: \\begіn{pіcture} іn ASCІІ.\n\n"
+        "Cоздатель TEXа и Unixу; Яndex, ~Aархив, Україна ііі.\n"
+    )
+    doc = parse_document(body.encode(), "mixed.md")
+    assert [b.text for _, s in doc.root.walk() for b in s.blocks] == [
+        "Tobias Oetiker, Version 4.12: \\begin{picture} in ASCII.",
+        "Создатель TEXа и Unixу; Яndex, ~Aархив, Україна ііі.",
+    ]
+
+
 def test_pdf_title_is_the_first_pages_first_run_of_biggest_lines() -> None:
     """russ.sty's manual has no title in its metadata; its first page sets the title, a date
     below it, the abstract, then "Contents" as big as the title: the title is the first run of
