@@ -22,6 +22,8 @@ from mirage_pipeline.parsing.pdf_tables import Table
 from mirage_pipeline.parsing.pdf_text import Vocabulary, join_lines, join_text
 
 _SENTENCE_END = (".", "!", "?", "…", ":", ";", '"', "»", ")")
+# before a capital: a closing quote or bracket ends what it closes ("… upgraded.⟩" | "New in")
+_CLAUSE_END = (*_SENTENCE_END, "”", "’", "⟩", "]")
 _HYPHENATED = re.compile(r"\w[-\u00ad]$")
 _LINE_STEP_MAX = 2.0  # font sizes between the tops of two lines of one paragraph
 _CODE_STEP_MAX = 2.5  # … of one code listing (a blank line in it)
@@ -112,10 +114,12 @@ def _same_paragraph(
     paragraph: list[Line], line: Line, listing: set[int], margins: dict[tuple[int, float], float]
 ) -> bool:
     """Whether `line` goes on with the paragraph (or code listing) `paragraph` holds. Across a
-    block boundary a paragraph goes on in the same column and font with a lowercase word,
-    after a hyphenated word or a line filled to the right margin without a sentence end — the
-    page's margin, or the paragraph's own right edge when it is set narrower (a boxed or
-    indented note, each line its own block): the line before or after ends where it does."""
+    block boundary a paragraph goes on in the same column and font with a word — lowercase
+    after a hyphenated one, or any after a line filled to the right margin without a sentence
+    end (a Russian sentence goes on with "INSTEAD", "Windows", "LATEX" as often as an English
+    one with a name) — the page's margin, or the paragraph's own right edge when it is set
+    narrower (a boxed or indented note, each line its own block): the line before or after
+    ends where it does. Not with a bullet, a digit or a bracket: a list or a listing."""
     last = paragraph[-1]
     code = id(line) in listing
     if code != (id(last) in listing):
@@ -132,13 +136,13 @@ def _same_paragraph(
     if code:
         return 0 < step <= _CODE_STEP_MAX * last.size
     if not (
-        line.text[:1].islower()
+        line.text[:1].isalpha()
         and abs(line.size - last.size) <= 0.5
         and 0 < step <= _LINE_STEP_MAX * last.size
         and abs(line.x0 - last.x0) <= _COLUMN_SLACK * last.size
     ):
         return False
-    if _HYPHENATED.search(last.text):
+    if line.text[:1].islower() and _HYPHENATED.search(last.text):
         return True
     margin = margins[(last.page, round(last.size))]
     full = last.x1 >= margin - last.size or (
@@ -149,7 +153,8 @@ def _same_paragraph(
             if other.page == last.page
         )
     )
-    return full and not last.text.endswith(_SENTENCE_END)
+    ends = _SENTENCE_END if line.text[:1].islower() else _CLAUSE_END
+    return full and not last.text.endswith(ends)
 
 
 def _listing_lines(lines: list[Line]) -> set[int]:

@@ -70,6 +70,27 @@ def test_word_hyphenated_across_blocks_is_rejoined() -> None:
     assert (blocks[1].page, blocks[1].page_end) == (1, 2)
 
 
+def test_paragraph_goes_on_across_blocks_with_a_capitalised_word() -> None:
+    """instead-modules3: the indented first line of a paragraph is a PyMuPDF block of its own,
+    and a Russian sentence goes on with "INSTEAD" or "Windows" as often as with a lowercase
+    word: the paragraph was cut in two there."""
+    pdf = _pdf(
+        [
+            [
+                *_lines(75, 100, ["The stead table is the object that gives the game access to"]),
+                *_lines(60, 116, ["INSTEAD. It is handy to keep a local reference to it in the"]),
+                *_lines(60, 128, ["modules that call it often, as the examples below do."]),
+            ]
+        ]
+    )
+    texts = [b.text for b in _blocks(parse_document(pdf, "instead.pdf"))]
+    assert texts[0] == (
+        "The stead table is the object that gives the game access to INSTEAD. It is handy to "
+        "keep a local reference to it in the modules that call it often, as the examples "
+        "below do."
+    )
+
+
 def test_running_heads_with_a_section_title_and_a_page_number_are_dropped() -> None:
     """lshortru: "1.3 Исходные файлы LATEX 5", "62 Набор математических формул": the title
     changes from page to page, the page number is set flush right or left, and the head
