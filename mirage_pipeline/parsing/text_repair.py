@@ -94,6 +94,7 @@ _TO_LATIN = str.maketrans("аеорсхуіјѕАВЕКМНОРСТХУІЈЅ", 
 _TO_CYRILLIC = str.maketrans("aeopcxyiABEKMHOPCTXYI", "аеорсхуіАВЕКМНОРСТХУІ")
 _LATIN_LOOKALIKES = frozenset("aeopcxyiABEKMHOPCTXYI")
 _CYRILLIC_LOOKALIKES = frozenset("аеорсхуіјѕАВЕКМНОРСТХУІЈЅ")
+_JUNK = re.compile(r"\s*|[^\w]*\ufffd[^\w]*")
 _NOT_RUSSIAN = frozenset("іјѕІЈЅ")  # "dvі", "ASCІІ": not a Russian ending
 _MIXED = re.compile("[a-zA-Z][\u0400-\u04ff]|[\u0400-\u04ff][a-zA-Z]")
 _LETTERS = re.compile("[a-zA-Z\u0400-\u04ff]+")
@@ -120,13 +121,15 @@ def _one_script(match: re.Match[str]) -> str:
 
 def repair_text(doc: ParsedDocument) -> ParsedDocument:
     """The repairs in `doc`'s titles and blocks, in place; a warning counts the passages whose
-    double-encoded UTF-8 was repaired."""
+    double-encoded UTF-8 was repaired. Blocks left empty, or holding only glyphs no font
+    mapped (U+FFFD: a picture's line and circle pieces) among signs, go."""
     repaired = 0
     for _, section in doc.root.walk():
         section.title, _ = _repaired(section.title)
         for block in section.blocks:
             block.text, fixed = _repaired(block.text)
             repaired += fixed
+        section.blocks = [block for block in section.blocks if not _JUNK.fullmatch(block.text)]
     doc.title, _ = _repaired(doc.title)
     if repaired:
         doc.warnings.append(

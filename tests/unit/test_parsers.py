@@ -596,14 +596,16 @@ def test_latin_accents_set_apart_join_their_letters() -> None:
 def test_adobe_private_use_letters_and_digits_become_standard_ones() -> None:
     """A font whose Unicode map follows the Adobe Glyph List puts Serbian б and д, old-style
     digits and small capitals in the private-use area ("дистри\uf6c5уције" was never found);
-    the Symbol font's bracket pieces go."""
+    the Symbol font's bracket pieces go, and a block of nothing else, or of glyphs no font
+    mapped (U+FFFD) among signs."""
     body = (
         "# Увод\n\nсофтверске дистри\uf6c5уције, \uf6c6ата \uf732\uf730\uf732\uf731,"
-        " \uf76e\uf76f\uf774\uf765 \uf8eb(a)\uf8f6.\n"
+        " \uf76e\uf76f\uf774\uf765 \uf8eb(a)\uf8f6.\n\n\uf8ec \uf8ec\n\n\ufffd \ufffd \ufffd\n\n$ # &\n"
     )
     doc = parse_document(body.encode(), "sr.md")
     assert [b.text for _, s in doc.root.walk() for b in s.blocks] == [
-        "софтверске дистрибуције, дата 2021, note (a)."
+        "софтверске дистрибуције, дата 2021, note (a).",
+        "$ # &",
     ]
 
 
