@@ -18,7 +18,9 @@ from mirage_pipeline.parsing.html_blocks import Event, XhtmlDocument
 from mirage_pipeline.parsing.model import Section
 
 _NOT_WORD = re.compile(r"[\W_]+")
-_NUMBERING = re.compile(r"^\s*(?:chapter|глава|part|часть)?\s*(?:\d+|[ivxlcdm]+)\b[.:)]?\s*", re.I)
+_NUMBERING = re.compile(
+    r"^\s*(?:chapter|глава|розділ|part|часть|частина)?\s*(?:\d+|[ivxlcdm]+)\b[.:)]?\s*", re.I
+)
 
 
 @dataclass

@@ -17,7 +17,7 @@ from mirage_pipeline.parsing.pdf_lines import LEADER, Line, PageLines, rows_of
 _NOT_WORD = re.compile(r"[\W_]+")
 _PAGE_AT_END = re.compile(r"(?:^|\s|\.)(\d{1,4}|[ivxlcdm]{1,7})$", re.IGNORECASE)
 _TITLE_END = re.compile(r"[\s.…·]+$")
-_LABEL_WORDS = "chapter|part|appendix|section|глава|часть|раздел|приложение"
+_LABEL_WORDS = "chapter|part|appendix|section|глава|часть|раздел|приложение|розділ|частина|додаток"
 _LABEL = re.compile(rf"^(?:{_LABEL_WORDS})\s+", re.IGNORECASE)
 _PART = re.compile(r"^(?:part|часть)\s", re.IGNORECASE)
 # "3.5.", "A.2", "IV" (roman numerals and single letters only after a label: "Part IV").

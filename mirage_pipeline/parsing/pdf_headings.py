@@ -12,14 +12,18 @@ from mirage_pipeline.parsing.pdf_lines import Line
 _NOT_WORD = re.compile(r"[\W_]+")
 _LEADING_NUMBER = re.compile(r"^(?:\d+|[ivxlc]+|[a-z])(?:[.\d]*)")
 _NUMBERED = re.compile(
-    r"^(?:(?:глава|часть|раздел|приложение|chapter|part|section|appendix)\s+[\w.]+"
+    r"^(?:(?:глава|часть|раздел|приложение|розділ|частина|додаток|chapter|part|section|appendix)"
+    r"\s+[\w.]+"
     r"|\d+(?:\.\d+)*\.?\s+[^\s\d])",
     re.IGNORECASE,
 )
 _NUMBER_ONLY = re.compile(r"^(?:\d+(?:\.\d+)*\.?|[IVXLC]+\.?|[А-ЯA-Z]\.?)$")
 # A chapter's label set above its title ("Глава 5" / "Декорации", "CHAPTER" / "ONE" / "Title"):
 # part of the heading, not the last words of the chapter before.
-_LABEL_WORD = r"(?:глава|chapter|часть|part|раздел|appendix|приложение|лекция|lecture)"
+_LABEL_WORD = (  # Russian, Ukrainian, English
+    r"(?:глава|chapter|часть|частина|part|раздел|розділ|appendix|приложение|додаток|лекция"
+    r"|лекція|lecture)"
+)
 _LABEL_START = re.compile(_LABEL_WORD + r"\b", re.IGNORECASE)
 _CHAPTER_LABEL = re.compile(
     r"^"

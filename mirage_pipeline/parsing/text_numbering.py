@@ -24,11 +24,12 @@ NUMBERED = re.compile(
 BARE_NUMBERED = re.compile(r"^\s*(?P<num>\d{1,2})[ \t\u00a0]+(?P<title>[^\W\d_].*)$")
 # "Chapter 3", "CHAPTER IV.", "Глава 5. Title", "Part II", "Appendix A: Title", "Приложение Б"
 KEYWORD = re.compile(
-    r"^\s*(?P<kw>(?i:chapter|part|book|appendix|глава|часть|приложение))[ \t\u00a0]+"
+    r"^\s*(?P<kw>(?i:chapter|part|book|appendix|глава|часть|приложение|розділ|частина|додаток))"
+    r"[ \t\u00a0]+"
     r"(?P<num>\d{1,3}|[IVXLC]{1,7}|[A-ZА-Я])(?![\w.]\w)\.?"
     r"(?:(?:[ \t\u00a0]*[.:—–-])?[ \t\u00a0]+(?P<title>\S.*))?$"
 )
-PART_WORDS = frozenset({"part", "book", "часть"})
+PART_WORDS = frozenset({"part", "book", "часть", "частина"})
 
 
 def component(text: str) -> Component:

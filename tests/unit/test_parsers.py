@@ -600,7 +600,8 @@ def test_adobe_private_use_letters_and_digits_become_standard_ones() -> None:
     mapped (U+FFFD) among signs."""
     body = (
         "# Увод\n\nсофтверске дистри\uf6c5уције, \uf6c6ата \uf732\uf730\uf732\uf731,"
-        " \uf76e\uf76f\uf774\uf765 \uf8eb(a)\uf8f6.\n\n\uf8ec \uf8ec\n\n\ufffd \ufffd \ufffd\n\n$ # &\n"
+        " \uf76e\uf76f\uf774\uf765 \uf8eb(a)\uf8f6.\n\n\uf8ec \uf8ec\n\n"
+        "\ufffd \ufffd \ufffd\n\n$ # &\n"
     )
     doc = parse_document(body.encode(), "sr.md")
     assert [b.text for _, s in doc.root.walk() for b in s.blocks] == [

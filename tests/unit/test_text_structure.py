@@ -274,6 +274,24 @@ def test_russian_chapters_questions_and_appendix() -> None:
     ]
 
 
+def test_ukrainian_chapters_and_appendix() -> None:
+    """lshort-ukr: "Розділ 2", "Додаток А" head chapters as "Глава" and "Приложение" do."""
+    body = "    Відповідь займає кілька рядків тексту з відступом, як\n    усе інше.\n"
+    doc = _parse(
+        f"Розділ 1. Вступ\n\n1.1. Що це таке?\n\n{body}\n"
+        f"Розділ 2. Набір тексту\n\n2.1. Абзаци\n\n{body}\n"
+        f"Додаток А. Таблиці\n\nА.1. Розміри\n\n{body}"
+    )
+    assert [(level, title) for level, title, _ in _toc(doc)] == [
+        (1, "Розділ 1. Вступ"),
+        (2, "1.1. Що це таке?"),
+        (1, "Розділ 2. Набір тексту"),
+        (2, "2.1. Абзаци"),
+        (1, "Додаток А. Таблиці"),
+        (2, "А.1. Розміри"),
+    ]
+
+
 def test_sphinx_bulleted_contents_set_apart_by_blank_lines_are_dropped() -> None:
     """developers-reference-ru.txt: Sphinx writes its contents as list items with a blank line
     between each, so no run of lines looked like contents; it was indexed as 12 chunks."""
