@@ -46,9 +46,14 @@ def read_archive(data: bytes) -> EpubBook:
     except zipfile.BadZipFile as exc:
         raise ParseError(f"corrupt EPUB: {exc}") from None
     names = set(archive.namelist())
+    root = ""  # the book's folder in the archive
+    if "META-INF/container.xml" not in names:
+        nested = sorted((n for n in names if n.endswith("/META-INF/container.xml")), key=len)
+        if nested:  # zipped from the folder above the book's: "epub/META-INF/container.xml"
+            root = nested[0].removesuffix("META-INF/container.xml")
 
     def read(path: str) -> bytes | None:
-        path = unquote(path)
+        path = root + unquote(path)
         return archive.read(path) if path in names else None
 
     container = read("META-INF/container.xml")

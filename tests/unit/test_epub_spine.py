@@ -443,3 +443,20 @@ def test_a_slug_for_a_title_gives_way_to_the_first_page_title() -> None:
     slug = _epub(files, spine, title="developers-reference")
     assert parse_document(slug, "d.epub").title == "Debian Developer's Reference"
     assert parse_document(_epub(files, spine), "d.epub").title == "Packaging Guide"
+
+
+def test_epub_zipped_from_the_folder_above_it_is_read() -> None:
+    """Debian Edu's Audacity manual: every path of the archive starts with "epub/", so
+    META-INF/container.xml was "missing" and the book an error."""
+    files = {
+        "nav.xhtml": _nav("uk", [("index.xhtml", "Посібник")]),
+        "index.xhtml": _page("Посібник", "<h1>Плаґіни</h1><p>Існує кілька плаґінів.</p>"),
+    }
+    flat = zipfile.ZipFile(io.BytesIO(_epub(files, ["nav.xhtml", "index.xhtml"])))
+    nested = io.BytesIO()
+    with zipfile.ZipFile(nested, "w") as out:
+        for name in flat.namelist():
+            out.writestr(f"epub/{name}", flat.read(name))
+    doc = parse_document(nested.getvalue(), "audacity.epub")
+    assert doc.title == "Packaging Guide"
+    assert "Існує кілька плаґінів." in [b.text for _, s in doc.root.walk() for b in s.blocks]
