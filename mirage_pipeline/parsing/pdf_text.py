@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
+from mirage_pipeline.morphology import known_word
 from mirage_pipeline.parsing.pdf_lines import LEADER, Line
 
 # Prefixes whose hyphen is part of the word (non-privileged, self-contained, кое-что).
@@ -26,6 +27,7 @@ _ORDINAL_AFTER_VO = re.compile(
 _LEADER_RUN = re.compile(rf"\s*(?:{LEADER.pattern})\s*")
 _WORD_CHAR = re.compile(r"\w")
 _TOKEN = re.compile(r"\w+(?:-\w+)*")
+_CYRILLIC = re.compile(r"[а-яё]+")
 _BROKEN_TOKEN = re.compile(r"(\w+(?:-\w+)*)-$")  # the word a line-end hyphen ends
 _LATIN = re.compile(r"[a-z]+")
 _COMPOUND_PART_MIN = 3  # letters in each half of a compound told by its halves
@@ -111,12 +113,28 @@ def join_text(text: str, part: str, vocabulary: Vocabulary, mono: bool = False) 
     return f"{text} {part}"
 
 
+def _capitals_broken(tail: str, part: str, vocabulary: Vocabulary) -> bool:
+    """A word in capitals hyphenated at the line's end ("ПОЛО-" + "ЖЕНИЯ", "FOR-" + "TRAN"):
+    both halves in capitals and the whole a word the document writes elsewhere, or a Russian
+    word the dictionary knows ("ИЗ-" + "ЗА" is neither)."""
+    left, right = _BROKEN_TOKEN.search(tail), _TOKEN.match(part)
+    if left is None or right is None or "-" in left.group(1):
+        return False
+    left_word, right_word = left.group(1), right.group().split("-", 1)[0]
+    if not (left_word.isupper() and right_word.isupper() and len(left_word) >= 2):
+        return False
+    whole = (left_word + right_word).casefold()
+    return whole in vocabulary.words() or bool(_CYRILLIC.fullmatch(whole) and known_word(whole))
+
+
 def _keeps_hyphen(text: str, part: str, vocabulary: Vocabulary, mono: bool) -> bool:
     """Whether the hyphen ending `text` belongs to the word (a compound, a URL, code) rather
     than to a line-end hyphenation."""
-    if not part[:1].islower() or mono:
-        return True  # "Anglo-" + "Saxon"; monospaced text is never hyphenated
+    if mono:
+        return True  # monospaced text is never hyphenated
     tail = text[text.rfind(" ") + 1 :]
+    if not part[:1].islower():
+        return not _capitals_broken(tail, part, vocabulary)  # "Anglo-" + "Saxon"
     if "/" in tail or "@" in tail:
         return True  # "https://tug.org/texlive/acquire-" + "mirror.html"
     left = _BROKEN_TOKEN.search(tail)

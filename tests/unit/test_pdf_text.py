@@ -460,6 +460,9 @@ def test_a_boxed_note_set_narrower_than_the_page_is_one_paragraph() -> None:
         ("Во-", "первых, это быстро", "Во-первых, это быстро"),
         ("и, в-", "третьих, дёшево", "и, в-третьих, дёшево"),
         ("кое-", "что ещё", "кое-что ещё"),
+        ("ОСНОВНЫЕ ПОЛО-", "ЖЕНИЯ И ТЕРМИНЫ", "ОСНОВНЫЕ ПОЛОЖЕНИЯ И ТЕРМИНЫ"),
+        ("ИЗ-", "ЗА ЭТОГО", "ИЗ-ЗА ЭТОГО"),
+        ("FHS-", "COMPLIANT", "FHS-COMPLIANT"),
     ],
 )
 def test_line_joins(left: str, right: str, joined: str) -> None:
