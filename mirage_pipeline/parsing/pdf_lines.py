@@ -20,8 +20,11 @@ _DIGITS = re.compile(r"\d+")
 # Dot leaders of a printed table of contents: ". . . . ." or "........"
 LEADER = re.compile(r"(?:\. ){4,}\.|\.{5,}|…{3,}")
 _ENTRY_END = re.compile(r"(?:^|\s)(?:\d{1,4}|[ivxlcdm]{1,7})$", re.IGNORECASE)
+# an entry's first row, its title going on in the next: "3.4.1 Системске променљиве на"
+_ENTRY_START = re.compile(r"^(?:\d{1,2}(?:\.\d{1,2})*|[A-ZА-Я](?:\.\d{1,2})+)\.?\s+\w")
 _CONTENTS_TITLE = re.compile(
-    r"^(?:table of contents|contents|содержание|оглавление|list of (?:figures|tables))$",
+    r"^(?:table of contents|contents|содержание|оглавление|зміст|садржај|съдържание"
+    r"|list of (?:figures|tables))$",
     re.IGNORECASE,
 )
 _MONO = re.compile(r"mono|courier|consol|typewriter|code|\btt|cmtt|lmmono", re.IGNORECASE)
@@ -233,8 +236,12 @@ def _contents_span(
     """First and last row of the printed contents on a page, or None when the dotted rows are
     too sparse to be contents (a form or a table in running text)."""
     first, last = leaders[0], leaders[-1]
-    dotted = sum(1 for text in texts[first : last + 1] if LEADER.search(text))
-    if dotted < 0.5 * (last - first + 1):
+    entries = sum(
+        1
+        for text in texts[first : last + 1]
+        if LEADER.search(text) or _ENTRY_END.search(text) or _ENTRY_START.match(text)
+    )
+    if entries < 0.5 * (last - first + 1):  # two columns of contents interleave their rows
         return None
     tops = [row[0].y0 for row in rows]
     steps = sorted(b - a for a, b in itertools.pairwise(tops[first : last + 1]))
@@ -242,10 +249,10 @@ def _contents_span(
 
     def entry(i: int, toward: int) -> bool:
         """Row i continues the contents: near its neighbour, short, and ending in a page
-        number (or wrapped onto a next row that does)."""
+        number (or wrapped onto a next row that does) or starting with a section number."""
         if abs(tops[i] - tops[toward]) > close or len(texts[i]) >= 120:
             return False
-        if _ENTRY_END.search(texts[i]):
+        if _ENTRY_END.search(texts[i]) or _ENTRY_START.match(texts[i]):
             return True
         j = i + 1
         return (

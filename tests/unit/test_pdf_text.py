@@ -91,6 +91,42 @@ def test_paragraph_goes_on_across_blocks_with_a_capitalised_word() -> None:
     )
 
 
+def test_two_column_printed_contents_under_the_title_are_dropped() -> None:
+    """texlive-sr: the title page sets the contents below the title in two columns, their
+    rows interleaved, an entry wrapped onto a second row without dots: fewer than half of the
+    rows had leaders, and the contents were indexed as front matter."""
+    left = [
+        "1 Introduction 3",
+        "1.1 TeX Live and the collection . . . . . . 3",
+        "1.2 Supported operating",
+        "systems 3",
+        "1.3 Security considerations",
+        "that matter 4",
+        "1.4 Getting help . . . . . . . . . . . . 4",
+        "2 Overview of TeX Live 5",
+        "2.1 The top level directories",
+        "and their roles 5",
+        "2.2 Extensions . . . . . . . . . . 7",
+    ]
+    right = [
+        "3 Installation 8",
+        "3.1 Starting the installer 8",
+        "3.2 Command-line options of",
+        "the installer 15",
+        "3.3 Post-install actions . . . . . . 16",
+        "3.4 Environment variables",
+        "for Unix 17",
+    ]
+    title = [(60, 60, "TeX Live 2020: the guide", "helv", 16), (60, 90, "Contents", "hebo", 12)]
+    first = [*title, *_lines(60, 110, left), *_lines(300, 115, right)]
+    body = ["The installer asks for the scheme and the folder, then copies the packages."]
+    doc = parse_document(_pdf([first, _lines(60, 100, body * 3)]), "texlive-sr.pdf")
+    text = _text(doc)
+    assert "Contents" not in text and "Overview of TeX Live" not in text
+    assert "Post-install actions" not in text and "for Unix" not in text
+    assert text.count("The installer asks") == 3 and doc.title == "TeX Live 2020: the guide"
+
+
 def test_running_heads_with_a_section_title_and_a_page_number_are_dropped() -> None:
     """lshortru: "1.3 Исходные файлы LATEX 5", "62 Набор математических формул": the title
     changes from page to page, the page number is set flush right or left, and the head
