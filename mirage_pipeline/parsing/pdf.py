@@ -280,11 +280,24 @@ def _page_starts(pages: list[PageLines]) -> dict[int, int]:
 
 
 def _title(meta_title: str, pages: list[PageLines], name: str) -> str:
+    """The metadata's title, unless it is a file name or a placeholder, or in Latin letters
+    where the first page's title is Cyrillic (lshort-ukr's metadata names the English
+    original); else the first page's biggest lines; else the file name."""
     meta_title = " ".join(meta_title.split())
     if meta_title and not re.search(
         r"\.(pdf|dvi|tex|docx?)$|^untitled|^microsoft word", meta_title, re.I
     ):
-        return meta_title
+        if _CYRILLIC.search(meta_title):
+            return meta_title
+        shown = _page_title(pages)
+        return shown if shown and _CYRILLIC.search(shown) else meta_title
+    return _page_title(pages) or name.rsplit(".", 1)[0]
+
+
+_CYRILLIC = re.compile("[\u0400-\u04ff]")
+
+
+def _page_title(pages: list[PageLines]) -> str:
     first = pages[0].lines if pages else []
     if first:
         # the first page's biggest lines, as long as they follow one another: "Пакет
@@ -300,4 +313,4 @@ def _title(meta_title: str, pages: list[PageLines], name: str) -> str:
         text = " ".join(" ".join(line.text for line in big).split())
         if 3 <= len(text) <= 150:
             return text
-    return name.rsplit(".", 1)[0]
+    return ""

@@ -334,3 +334,19 @@ def test_pdf_language_from_lang_or_from_the_text(lang: str, text: str, expected:
     if lang:
         doc.xref_set_key(doc.pdf_catalog(), "Lang", f"({lang})")
     assert parse_document(doc.tobytes(), "lang.pdf").metadata["language"] == expected
+
+
+def test_cyrillic_title_on_the_page_wins_over_a_latin_one_in_the_metadata() -> None:
+    """lshort-ukr's metadata names the English original ("The not so short introduction to
+    LaTeX"); its first page, and every chunk's citation, should say "Не надто короткий вступ"."""
+    doc = pymupdf.open()
+    font = pymupdf.Font("cjk")
+    page = doc.new_page()
+    page.insert_font(fontname="F0", fontbuffer=font.buffer)
+    page.insert_text((50, 80), "Не надто короткий вступ", fontname="F0", fontsize=18)
+    for i in range(10):
+        page.insert_text((50, 120 + 20 * i), "Цей документ розповідає про LaTeX.", fontname="F0")
+    doc.set_metadata({"title": "The not so short introduction to LaTeX"})
+    assert parse_document(doc.tobytes(), "lshort-ukr.pdf").title == "Не надто короткий вступ"
+    doc.set_metadata({"title": "Не дуже короткий вступ"})  # a Cyrillic metadata title stays
+    assert parse_document(doc.tobytes(), "lshort-ukr.pdf").title == "Не дуже короткий вступ"
