@@ -153,7 +153,7 @@ def detect_headings(
         styled = _style(lines[first]) in styles or lines[first].size >= body_size + 1
         if styled and _numbered_heading(lines, first, n, body_size):
             found[first] = _candidate(lines, first, last)
-    candidates = _join_number_lines([found[i] for i in sorted(found)], lines)
+    candidates = _join_wrapped(_join_number_lines([found[i] for i in sorted(found)], lines), lines)
     if not candidates:
         return []
     sizes = sorted({_size_class(c[2]) for c in candidates}, reverse=True)
@@ -284,3 +284,27 @@ def _join_number_lines(
             joined.append(cand)
     # A bare number that found no title is not a heading.
     return [c for c in joined if not _NUMBER_ONLY.match(c[3].strip())]
+
+
+def _join_wrapped(
+    candidates: list[tuple[int, int, float, str]], lines: list[Line]
+) -> list[tuple[int, int, float, str]]:
+    """A heading set on two lines that are blocks of their own ("НА ТЕМУ: «Исследование … в
+    многопоточных" / "приложениях Linux»") is one heading: the next line, in the same style,
+    right below, going on with a lowercase word."""
+    joined: list[tuple[int, int, float, str]] = []
+    for cand in candidates:
+        if joined:
+            prev = joined[-1]
+            above, below = lines[prev[1]], lines[cand[0]]
+            if (
+                cand[0] == prev[1] + 1
+                and below.page == above.page
+                and _style(below) == _style(above)
+                and 0 <= below.y0 - above.y1 <= 0.8 * above.size
+                and cand[3].strip()[:1].islower()
+            ):
+                joined[-1] = (prev[0], cand[1], max(prev[2], cand[2]), f"{prev[3]} {cand[3]}")
+                continue
+        joined.append(cand)
+    return joined

@@ -127,6 +127,30 @@ def test_two_column_printed_contents_under_the_title_are_dropped() -> None:
     assert text.count("The installer asks") == 3 and doc.title == "TeX Live 2020: the guide"
 
 
+def test_a_heading_wrapped_onto_a_block_of_its_own_is_one_heading() -> None:
+    """bmstu-examples: a title set on two lines, each a block of its own, made two sections
+    ("… memory allocation in multithreaded" and "applications on Linux"), the first empty."""
+    body = [
+        "The allocator hands out memory from arenas, one for each thread that asks for it,",
+        "and gives it back to the arena it came from when the block is freed again.",
+    ]
+    pdf = _pdf(
+        [
+            [
+                (60, 100, "A study of memory allocation in multithreaded", "hebo", 14),
+                (60, 122, "applications on Linux", "hebo", 14),
+                *_lines(60, 160, body),
+                (60, 220, "Arenas and threads", "hebo", 14),
+                *_lines(60, 250, body),
+            ]
+        ]
+    )
+    doc = parse_document(pdf, "memory.pdf")
+    titles = [s.title for _, s in doc.root.walk() if s.title]
+    assert "A study of memory allocation in multithreaded applications on Linux" in titles
+    assert "applications on Linux" not in titles and "Arenas and threads" in titles
+
+
 def test_running_heads_with_a_section_title_and_a_page_number_are_dropped() -> None:
     """lshortru: "1.3 Исходные файлы LATEX 5", "62 Набор математических формул": the title
     changes from page to page, the page number is set flush right or left, and the head
