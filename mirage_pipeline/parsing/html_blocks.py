@@ -45,7 +45,13 @@ _CONTAINERS = {
 # nothing between them, and the terms ran together ("About this DocumentAccents").
 _LINES = {"p", "div", "li", "dt", "dd", "tr", "pre", "blockquote", "table", "ul", "ol", "dl"}
 _LINES.update(_HEADINGS)
+_BLOCK_LEVEL = (_CONTAINERS - {"span"}) | set(_BLOCKS) | set(_HEADINGS) | {"li", "dd", "dt", "hr"}
 _XML_LANG = "{http://www.w3.org/XML/1998/namespace}lang"
+_EPUB_TYPE = "{http://www.idpf.org/2007/ops}type"
+_LETTER = re.compile(r"[^\W\d_]")
+_NUMBER_CLASS = re.compile(
+    r"(?:^|[\s_-])(?:l?num|line-?num\w*|lineno|ocn|page-?num\w*|noteref)(?:$|[\s_-])", re.I
+)
 _WORDLESS = re.compile(r"^[\W_]*$")  # "|", "* * *", "»": separators, not text
 
 
@@ -139,15 +145,48 @@ def _walk(el: etree._Element, events: list[Event], lang: str | None) -> None:
         if text:
             _block(events, _BLOCKS[name], text, lang)
         return
-    if name in _CONTAINERS or name not in _BLOCKS:
-        # Text directly inside a container (no <p>) is a paragraph of its own.
-        own_text = name in _CONTAINERS and name != "span"
-        if own_text and el.text:
-            _block(events, "paragraph", " ".join(el.text.split()), lang)
-        for child in el:
+    # A container's own text, with the inline elements and text between its blocks (a <div>
+    # without <p>: Sphinx's "<div><code>new-preinst</code> install <em>old</em></div>"), makes
+    # paragraphs; its blocks are walked.
+    run: list[str] = [el.text or ""]
+    for child in el:
+        if not isinstance(child.tag, str) or local_name(child) in _SKIP:
+            pass
+        elif _holds_blocks(child):
+            _block(events, "paragraph", " ".join("".join(run).split()), lang)
+            run = []
             _walk(child, events, lang)
-            if own_text and child.tail:
-                _block(events, "paragraph", " ".join(child.tail.split()), lang)
+        elif is_chrome(child):
+            events.append(Event("chrome"))
+        elif not _numbering(child):
+            anchors = [a for n in child.iter() if isinstance(n.tag, str) and (a := _anchor_of(n))]
+            if anchors:  # a target a contents entry may point to: the text before it is done
+                _block(events, "paragraph", " ".join("".join(run).split()), lang)
+                run = []
+                events.extend(Event("anchor", anchor=anchor) for anchor in anchors)
+            run.append(_text(child).replace("\n", " "))
+        run.append(child.tail or "")
+    _block(events, "paragraph", " ".join("".join(run).split()), lang)
+
+
+def _numbering(el: etree._Element) -> bool:
+    """A line's, a paragraph's or a note's number set beside the text, without a letter: The
+    Waste Land's `<span class="lnum">10</span>`, sisu's `<label class="ocn">13</label>`, a
+    note reference's "*"."""
+    if _LETTER.search("".join(el.itertext())):
+        return False
+    kinds = f"{el.get(_EPUB_TYPE) or el.get('epub:type') or ''} {el.get('role') or ''}".split()
+    return (
+        "noteref" in kinds
+        or "doc-noteref" in kinds
+        or bool(_NUMBER_CLASS.search(el.get("class") or ""))
+    )
+
+
+def _holds_blocks(el: etree._Element) -> bool:
+    """Whether `el` is, or holds, a block, a heading or a container other than <span>: what
+    is walked rather than read as inline text."""
+    return any(isinstance(node.tag, str) and local_name(node) in _BLOCK_LEVEL for node in el.iter())
 
 
 def _anchor_of(el: etree._Element) -> str | None:

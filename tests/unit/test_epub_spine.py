@@ -460,3 +460,35 @@ def test_epub_zipped_from_the_folder_above_it_is_read() -> None:
     doc = parse_document(nested.getvalue(), "audacity.epub")
     assert doc.title == "Packaging Guide"
     assert "Існує кілька плаґінів." in [b.text for _, s in doc.root.walk() for b in s.blocks]
+
+
+def test_text_between_the_blocks_of_a_div_is_kept_whole() -> None:
+    """Text outside <p> inside a <div> lost its inline elements, or all of it: Sphinx's
+    signatures ("<code>new-preinst</code> install <em>old-version</em>" came out "install"),
+    Double Commander's command names in <div><span>, the Live Manual's <li> items in a <div>
+    (182 of them). Numbers set beside the text (line numbers, sisu's paragraph labels, a
+    note's reference mark) are not text; an anchor in the run still marks its place."""
+    body = (
+        '<div class="section"><code>new-preinst</code> install <em>old-version</em>'
+        " <em>new-version</em></div>"
+        '<div class="cmdname"><span>cm_OpenVirtualFileSystemList</span></div>'
+        '<div class="substance"><label class="ocn"><a href="#o13">13</a></label>'
+        '<li class="bullet" id="o13"><b>Live system</b>: boots without installation.</li></div>'
+        '<div>And went on in sunlight, into the Hofgarten,<span class="lnum">10</span></div>'
+        '<div>Son of man,<a epub:type="noteref" href="#n1">*</a></div>'
+        '<div><span id="later"></span><h2>Later</h2><p>The last words.</p></div>'
+    )
+    files = {
+        "nav.xhtml": _nav("en", [("index.xhtml", "Scripts"), ("index.xhtml#later", "Later")]),
+        "index.xhtml": _page("Scripts", f"<h1>Scripts</h1>{body}"),
+    }
+    doc = parse_document(_epub(files, ["nav.xhtml", "index.xhtml"]), "policy.epub")
+    sections = {s.title: [b.text for b in s.blocks] for _, s in doc.root.walk()}
+    assert sections["Scripts"] == [
+        "new-preinst install old-version new-version",
+        "cm_OpenVirtualFileSystemList",
+        "Live system: boots without installation.",
+        "And went on in sunlight, into the Hofgarten,",
+        "Son of man,",
+    ]
+    assert sections["Later"] == ["The last words."]
