@@ -227,8 +227,11 @@ def _collect(node: etree._Element, parts: list[str]) -> None:
 
 
 def _table_text(el: etree._Element) -> str:
+    """The table's own rows, a row a line, cells joined by " | "; a table inside a cell is
+    that cell's text, not rows of its own again."""
     rows = []
-    for tr in el.iter():
+    own = [child for child in el if local_name(child) in ("thead", "tbody", "tfoot")]
+    for tr in (row for part in (el, *own) for row in part):
         if local_name(tr) == "tr":
             cells = [_text(td).replace("\n", " ") for td in tr if local_name(td) in ("td", "th")]
             if any(cells):

@@ -492,3 +492,17 @@ def test_text_between_the_blocks_of_a_div_is_kept_whole() -> None:
         "Son of man,",
     ]
     assert sections["Later"] == ["The last words."]
+
+
+def test_a_table_inside_a_table_cell_is_not_read_twice() -> None:
+    """Double Commander's help sets key tables inside the cells of a layout table: each inner
+    row came out in its cell and again as a row of the outer table (+6 % of the book)."""
+    inner = "<table><tr><td>F5</td><td>Copy</td></tr><tr><td>F6</td><td>Move</td></tr></table>"
+    body = f"<table><tbody><tr><td>Keys</td><td>{inner}</td></tr></tbody></table>"
+    files = {
+        "nav.xhtml": _nav("en", [("index.xhtml", "Keys")]),
+        "index.xhtml": _page("Keys", f"<h1>Keys</h1>{body}"),
+    }
+    doc = parse_document(_epub(files, ["nav.xhtml", "index.xhtml"]), "dc.epub")
+    (table,) = [b.text for _, s in doc.root.walk() for b in s.blocks]
+    assert table.count("F5") == 1 and table.startswith("Keys | F5")
