@@ -108,12 +108,22 @@ def _title(el: Any) -> str:
     return " ".join(lines) if lines else element_text(title)
 
 
+_INLINE = {"a", "strong", "emphasis", "style", "strikethrough", "sub", "sup", "code"}
+_WORD = re.compile(r"\w")
+
+
 def _fill(section: Section, el: Any, top: bool = False) -> None:
     """Blocks of `el` into `section`; child sections become child Sections."""
     current = section
     lead_title = ""
+    run = [el.text or ""]  # text set straight in the section, and inline elements in it
     for node in el:
         kind = local_name(node)
+        if kind in _INLINE:
+            run += [element_text(node), node.tail or ""]
+            continue
+        _add_bare(current, run)
+        run = [node.tail or ""]
         if kind == "section":
             sub = Section(title=_title(node), level=section.level + 1)
             _fill(sub, node)
@@ -136,6 +146,21 @@ def _fill(section: Section, el: Any, top: bool = False) -> None:
                 if target.level == 0 and top:
                     target = _lead_section(section, lead_title)
                 target.blocks.append(block)
+    _add_bare(current, run)
+
+
+def _add_bare(section: Section, run: list[str]) -> None:
+    """Text set straight in a section, outside any <p> (pandoc writes code so: "> perl
+    install-tl"), into `section`: a code block when it runs over several lines, else a
+    paragraph; nothing when it holds no word ("|" between links)."""
+    text = "".join(run)
+    if not _WORD.search(text):
+        return
+    lines = text.strip("\n").split("\n")
+    if len(lines) > 1:
+        section.blocks.append(Block("code", "\n".join(line.rstrip() for line in lines)))
+    else:
+        section.blocks.append(Block("paragraph", " ".join(text.split())))
 
 
 def _lead_section(root: Section, title: str) -> Section:

@@ -372,6 +372,27 @@ def test_fb2_refuses_entity_expansion() -> None:
         parse_document(bomb, "bomb.fb2")
 
 
+def test_fb2_text_set_straight_in_a_section_is_kept() -> None:
+    """pandoc's FB2 sets code outside any <p> ("&gt; perl install-tl"), and a page's link
+    index as bare text among <a> elements: it was all lost, or came out as "1.2." paragraphs."""
+    book = """<?xml version="1.0" encoding="utf-8"?>
+<FictionBook xmlns="http://www.gribuser.ru/xml/fictionbook/2.0"
+ xmlns:l="http://www.w3.org/1999/xlink"><body><section><title><p>Установка</p></title>
+<p>Запустите установщик:</p>
+&gt; cd /path/to/installer
+&gt; perl install-tl -gui
+<p>Он спросит, куда ставить.</p>1.1. <a l:href="#a">Что это?</a> | 1.2. <a l:href="#b">Как?</a>
+</section></body></FictionBook>"""
+    doc = parse_document(book.encode(), "texlive.fb2")
+    (section,) = [s for _, s in doc.root.walk() if s.title == "Установка"]
+    assert [(b.kind, b.text) for b in section.blocks] == [
+        ("paragraph", "Запустите установщик:"),
+        ("code", "> cd /path/to/installer\n> perl install-tl -gui"),
+        ("paragraph", "Он спросит, куда ставить."),
+        ("paragraph", "1.1. Что это? | 1.2. Как?"),
+    ]
+
+
 def test_fb2_that_is_not_xml() -> None:
     with pytest.raises(ParseError, match="FB2"):
         parse_document(b"\x00\x01 not xml", "x.fb2")
