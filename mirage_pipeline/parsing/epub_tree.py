@@ -89,6 +89,9 @@ def _norm(text: str) -> str:
     return _NOT_WORD.sub("", _NUMBERING.sub("", text.casefold(), count=1))
 
 
+_SECTION_NUMBER = re.compile(r"^\s*(?:\d{1,3}|[A-Z])(?:\.\d{1,3})*\.?\s+(?=\S)")
+
+
 def _same_title(a: str, b: str) -> bool:
     a, b = _norm(a), _norm(b)
     return bool(a and b and (a in b or b in a))
@@ -184,7 +187,12 @@ class _TreeBuilder:
         if not _norm(event.text):
             return  # a bare number ("190") above the real heading
         if self.toc_title and _same_title(event.text, self.toc_title):
-            self.toc_title = ""  # the heading of the TOC entry itself
+            # the heading of the TOC entry itself; its section number too, when the contents
+            # leave it out (Sphinx: "<span class="section-number">2.2. </span>Archive areas")
+            numbered = _SECTION_NUMBER.match(event.text)
+            if numbered and event.text[numbered.end() :].strip() == self.toc_title.strip():
+                self.stack[-1].title = " ".join(event.text.split())
+            self.toc_title = ""
             return
         level = self.toc_level + event.level
         while self.stack[-1].level >= level and self.stack[-1].level > self.toc_level:

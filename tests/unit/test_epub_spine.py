@@ -506,3 +506,21 @@ def test_a_table_inside_a_table_cell_is_not_read_twice() -> None:
     doc = parse_document(_epub(files, ["nav.xhtml", "index.xhtml"]), "dc.epub")
     (table,) = [b.text for _, s in doc.root.walk() for b in s.blocks]
     assert table.count("F5") == 1 and table.startswith("Keys | F5")
+
+
+def test_sphinx_section_numbers_stay_in_the_titles() -> None:
+    """Debian Policy's EPUB numbers its headings ("2.2. Archive areas") but not its contents:
+    the sections were "Archive areas", and a citation of "Policy 2.2" matched nothing."""
+    body = (
+        '<section id="archive"><h1><span class="section-number">2. </span>The Debian Archive'
+        '</h1><p>It has areas.</p><section id="areas"><h2><span class="section-number">2.2. '
+        "</span>Archive areas</h2><p>Main and contrib.</p></section></section>"
+    )
+    links = [("index.xhtml#archive", "The Debian Archive"), ("index.xhtml#areas", ">Archive areas")]
+    files = {
+        "nav.xhtml": _nav("en", links),
+        "index.xhtml": _page("The Debian Archive", body),
+    }
+    doc = parse_document(_epub(files, ["nav.xhtml", "index.xhtml"]), "policy.epub")
+    titles = [s.title for _, s in doc.root.walk() if s.title]
+    assert titles == ["2. The Debian Archive", "2.2. Archive areas"]
