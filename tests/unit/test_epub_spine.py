@@ -204,9 +204,9 @@ def test_documents_outside_the_toc_get_their_own_sections(broken: bool) -> None:
     doc = parse_document(_multilingual(broken), "guide.epub")
     assert bool(doc.warnings) == broken
     assert _tree(doc) == [
-        (1, "Introduction"),
-        (1, "Getting set up"),
-        (2, "Keys"),
+        (1, "1. Introduction"),  # the contents' title, with the number its heading prints
+        (1, "2. Getting set up"),
+        (2, "2.1. Keys"),
         (1, "Notes"),  # English, but not in the TOC and with a heading of its own
         (1, "1. Введение"),
         (2, "1.1. Сообщество"),
@@ -215,9 +215,9 @@ def test_documents_outside_the_toc_get_their_own_sections(broken: bool) -> None:
         (1, "Anhang"),
     ]
     chapters = {s.title: s for s in doc.root.children}
-    setup = _text_under(chapters["Getting set up"])
+    setup = _text_under(chapters["2. Getting set up"])
     assert "upload the key to Launchpad" in setup  # the split chapter's second file
-    for english in ("Introduction", "Getting set up", "Notes"):
+    for english in ("1. Introduction", "2. Getting set up", "Notes"):
         text = _text_under(chapters[english])
         assert not any("а" <= ch <= "я" for ch in text), english
         assert "pacotes" not in text and "Werkzeuge" not in text
@@ -240,8 +240,8 @@ def test_each_document_sets_its_chunks_language() -> None:
     for chunk in _chunks(doc):
         by_chapter.setdefault(chunk.structure["chapter"], set()).add(chunk.lang)
     assert by_chapter == {
-        "Introduction": {"en"},
-        "Getting set up": {"en"},
+        "1. Introduction": {"en"},
+        "2. Getting set up": {"en"},
         "Notes": {"en"},
         "1. Введение": {"ru"},  # from ru/nav.xhtml: the page itself declares nothing
         "Благодарности": {"ru"},
