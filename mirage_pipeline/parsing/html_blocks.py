@@ -48,6 +48,11 @@ _LINES.update(_HEADINGS)
 _BLOCK_LEVEL = (_CONTAINERS - {"span"}) | set(_BLOCKS) | set(_HEADINGS) | {"li", "dd", "dt", "hr"}
 _XML_LANG = "{http://www.w3.org/XML/1998/namespace}lang"
 _EPUB_TYPE = "{http://www.idpf.org/2007/ops}type"
+# A heading inside a box is the box's label, not a section the text after the box belongs to
+# (DocBook's `<div class="tip"><h3 class="title">Tip</h3>…</div>`); nor is a title page's
+# author's or translator's name.
+_BOXES = {"note", "tip", "warning", "caution", "important", "sidebar", "admonition"}
+_CREDITS = {"author", "editor", "othercredit", "corpauthor", "authorgroup"}
 _LETTER = re.compile(r"[^\W\d_]")
 _NUMBER_CLASS = re.compile(
     r"(?:^|[\s_-])(?:l?num|line-?num\w*|lineno|ocn|page-?num\w*|noteref)(?:$|[\s_-])", re.I
@@ -115,7 +120,7 @@ def _first(root: etree._Element, name: str) -> etree._Element | None:
     return None
 
 
-def _walk(el: etree._Element, events: list[Event], lang: str | None) -> None:
+def _walk(el: etree._Element, events: list[Event], lang: str | None, boxed: bool = False) -> None:
     name = local_name(el)
     if not name or name in _SKIP:
         return
@@ -130,9 +135,13 @@ def _walk(el: etree._Element, events: list[Event], lang: str | None) -> None:
         ident = _anchor_of(node) if isinstance(node.tag, str) else None
         if ident:
             events.append(Event("anchor", anchor=ident))
+    classes = set((el.get("class") or "").split())
+    boxed = boxed or name == "aside" or bool(_BOXES & classes)
     if name in _HEADINGS:
         text = _text(el)
-        if text:
+        if text and (boxed or _CREDITS & classes):
+            _block(events, "paragraph", text.replace("\n", " "), lang)
+        elif text:
             events.append(Event("heading", level=_HEADINGS[name], text=text, lang=lang))
         return
     if name in _BLOCKS:
@@ -155,7 +164,7 @@ def _walk(el: etree._Element, events: list[Event], lang: str | None) -> None:
         elif _holds_blocks(child):
             _block(events, "paragraph", " ".join("".join(run).split()), lang)
             run = []
-            _walk(child, events, lang)
+            _walk(child, events, lang, boxed)
         elif is_chrome(child):
             events.append(Event("chrome"))
         elif not _numbering(child):

@@ -524,3 +524,29 @@ def test_sphinx_section_numbers_stay_in_the_titles() -> None:
     doc = parse_document(_epub(files, ["nav.xhtml", "index.xhtml"]), "policy.epub")
     titles = [s.title for _, s in doc.root.walk() if s.title]
     assert titles == ["2. The Debian Archive", "2.2. Archive areas"]
+
+
+def test_a_boxed_notes_heading_is_not_a_section() -> None:
+    """debmake-doc (DocBook): `<div class="tip"><h3 class="title">Tip</h3>…</div>` opened a
+    section "Tip" that took the text after the box (22 of 24 such paragraphs); the title
+    page's author made a section the licence went under."""
+    body = (
+        '<div class="titlepage"><h3 class="author">Osamu Aoki</h3></div>'
+        "<p>Permission is granted.</p>"
+        "<h2>4.6. The first build</h2><p>Run debmake.</p>"
+        '<div class="tip"><h3 class="title">Tip</h3><p>Use -x1 for a minimal package.</p></div>'
+        "<p>The output of debmake is verbose.</p>"
+    )
+    files = {
+        "nav.xhtml": _nav("en", [("index.xhtml", "A simple example")]),
+        "index.xhtml": _page("A simple example", f"<h1>A simple example</h1>{body}"),
+    }
+    doc = parse_document(_epub(files, ["nav.xhtml", "index.xhtml"]), "debmake.epub")
+    sections = {s.title: [b.text for b in s.blocks] for _, s in doc.root.walk()}
+    assert "Tip" not in sections and "Osamu Aoki" not in sections
+    assert sections["4.6. The first build"] == [
+        "Run debmake.",
+        "Tip",
+        "Use -x1 for a minimal package.",
+        "The output of debmake is verbose.",
+    ]
