@@ -40,6 +40,10 @@ _BREAKING_NAMES = (
 )
 _INLINE_TAG = re.compile(rf"</?(?:{_TAG_NAMES})(?:\s[^<>]*)?/?>", re.I)
 _BREAKING_TAG = re.compile(rf"</?(?:{_BREAKING_NAMES})(?:\s[^<>]*)?/?>", re.I)
+_TARGET = r"\((?:[^()\s]|\([^()\s]*\))*(?:\s+\"[^\"]*\")?\)"
+_IMAGE = re.compile(r"!\[([^\]\n]*)\]" + _TARGET)
+_LINK = re.compile(r"\[([^\]\n]*)\]" + _TARGET)
+_ATTRIBUTES = re.compile(r"\s*\{:?\s*[#.][^{}]*\}\s*$")  # Python-Markdown's, pandoc's
 _CODE_SPAN = re.compile(r"(`+)(?:.|\n)*?(?<!`)\1(?!`)")
 
 
@@ -133,12 +137,23 @@ def _without_markup(text: str) -> str:
 def _strip_html(text: str) -> str:
     text = _COMMENT.sub("", text)
     text = _BREAKING_TAG.sub(" ", text)
-    return _INLINE_TAG.sub("", text)
+    return _links_as_text(_INLINE_TAG.sub("", text))
+
+
+def _links_as_text(text: str) -> str:
+    """Links and images as what a reader sees: `[2.1](#x1-90002.1)` → "2.1", `![CI](…svg)` →
+    "CI" — the target's words (an anchor's "x1-90002.1", a URL's path) are no text of the
+    document's."""
+    if "](" not in text:
+        return text
+    return _LINK.sub(r"\1", _IMAGE.sub(r"\1", text))
 
 
 def _inline_text(content: str) -> str:
-    """Heading text without inline HTML anchors (`<a name="x"></a> Title` → `Title`)."""
-    return re.sub(r"<[^>]+>", "", content).strip()
+    """Heading text without inline HTML anchors (`<a name="x"></a> Title` → `Title`), link
+    targets, or an attribute list (`Phases of processing {: #stages }`)."""
+    text = _ATTRIBUTES.sub("", re.sub(r"<[^>]+>", "", content))
+    return _links_as_text(text).strip()
 
 
 def _jsonable(value: Any) -> Any:

@@ -581,6 +581,23 @@ def test_stress_marks_leave_cyrillic_words_whole() -> None:
     ]
 
 
+def test_markdown_links_images_and_attribute_lists_read_as_a_reader_sees_them() -> None:
+    """texlive-ru.md's "[2.1](#x1-90002.1)" indexed the anchor "x1-90002.1", a README's CI
+    badge was a paragraph of URL pieces, and Python-Markdown's attribute lists stood in
+    titles ("Phases of processing {: #stages }"). Code keeps its brackets."""
+    body = (
+        "# Guide\n\n[![CI](https://github.com/o/r/actions/badge.svg)](https://github.com/o/r)\n\n"
+        "## Phases of processing {: #stages }\n\n"
+        "See [2.1](#x1-90002.1) and [the manual](https://ex.org/a_(b)) `[x](y)`.\n"
+    )
+    doc = parse_document(body.encode(), "readme.md")
+    assert [s.title for _, s in doc.root.walk()][1:] == ["Guide", "Phases of processing"]
+    assert [b.text for _, s in doc.root.walk() for b in s.blocks] == [
+        "CI",
+        "See 2.1 and the manual `[x](y)`.",
+    ]
+
+
 def test_markdown_numbered_first_chapter_is_no_title() -> None:
     """disser's README opens with "# 1. Введение" and goes on with "# 2. …": the first heading
     is a chapter, and as the title it stood at the head of every citation ("1. Введение ›
