@@ -323,8 +323,9 @@ _OTHER_ALPHABET = 0.05
 # letters are this share of its letters or more: the Russian configuration stems its Latin words
 # with an English stemmer too, the English one leaves Russian words unstemmed and unlemmatized.
 # A partly translated EPUB page without `lang` attributes, guessed English as a whole, had
-# paragraphs 51–76 % Cyrillic stemmed as English (ubuntu-packaging-guide-ru).
-_MIXED_CYRILLIC = 0.3
+# paragraphs 51–76 % Cyrillic stemmed as English (ubuntu-packaging-guide-ru); debmake-doc-ru,
+# declared English, had Russian prose between shell listings at 27–29 % of the letters.
+_MIXED_CYRILLIC = 0.15
 
 
 def _language(pieces: list[_Piece], content: str) -> str:

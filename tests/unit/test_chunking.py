@@ -344,6 +344,25 @@ def test_a_passage_left_untranslated_gets_its_own_language(count) -> None:
     ]
 
 
+def test_russian_prose_between_listings_of_a_page_declared_english_is_russian(count) -> None:
+    """debmake-doc-ru declares English; its chapter 8 is Russian prose between shell listings,
+    27–29 % of a chunk's letters Cyrillic: it was stemmed as English, and a Russian question
+    matched none of its words. An English passage quoting a Russian word stays English."""
+    listing = "$ debmake -x1 -p debhello -u 0.0.1\n$ cd debhello-0.0.1\n$ debuild -us -uc"
+    russian = f"Соберите пакет заново и проверьте его:\n\n{listing}\n\n{listing}\n\n{listing}"
+    english = (
+        "The Russian word пакет means package; the guide uses it for every binary package "
+        "that the build produces from the source tree, whatever its architecture is."
+    )
+    sections = [
+        Section("Сборка", 1, blocks=[Block("code", russian, lang="en")]),
+        Section("Words", 1, blocks=[Block("paragraph", english, lang="en")]),
+    ]
+    doc = ParsedDocument("epub", "Руководство", Section("", 0, children=sections))
+    chunks = chunk_document(doc, count, ChunkingPolicy.for_window(512))
+    assert [(c.structure["section"], c.lang) for c in chunks] == [("Сборка", "ru"), ("Words", "en")]
+
+
 def test_a_top_heading_that_is_the_title_is_read_once(count) -> None:
     """A Markdown file's `# run`, an EPUB's title page: the embedder read "run › run › Options"
     and "References for TeX and Friends › References for TeX and Friends › 1 TeX". The
