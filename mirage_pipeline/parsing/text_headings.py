@@ -44,6 +44,8 @@ class Heading:
     style: str  # "number", "part", or a style ranked by first appearance
     depth: int = 1  # of a number
     level: int = 0
+    chapter: bool = False  # "Chapter 2", "Appendix A": numbered by a keyword
+    opening: bool = False  # numbered "1." (a chapter's own numbering may start over)
 
 
 def find_headings(runs: list[Run], body: int, contents: Contents) -> dict[int, Heading]:
@@ -90,13 +92,14 @@ def _classify(
     if keyword and keyword.group("kw")[0].isupper() and _title_ok(keyword.group("title")):
         if keyword.group("kw").casefold() in PART_WORDS:
             return Heading(text, "part"), None, True
-        return Heading(text, "number"), parse_number(keyword.group("num")), True
+        return Heading(text, "number", chapter=True), parse_number(keyword.group("num")), True
     match = NUMBERED.match(text) or BARE_NUMBERED.match(text)
     if match and _numbered_layout(runs, i, body):
         number = parse_number(match.group("num"))
         listed = heading_key(text) in contents.keys
         if listed or (match.re is NUMBERED and _title_ok(match.group("title"))):
-            return Heading(text, "number", len(number)), number, listed
+            opening = len(number) == 1 and any(v == 1 for _, v in number[0])
+            return Heading(text, "number", len(number), opening=opening), number, listed
     if len(lines) == 1 and _ROMAN_ALONE.match(text):
         return Heading(text, "roman"), None, True
     # centred lines in capitals are often quoted signs or letters: only after a wide gap
@@ -233,19 +236,26 @@ def _empty(found: dict[int, Heading], runs: list[Run], contents: Contents, i: in
 
 
 def _assign_levels(found: dict[int, Heading]) -> None:
-    """Numbered headings by depth, parts above them; other styles ranked in order of first
-    appearance, from the top when first seen before any numbered heading, else under the
-    numbered heading they follow."""
+    """Numbered headings by depth, parts above them, and one deeper under a "Chapter N" whose
+    sections number from "1." again (the Mutt manual: "Chapter 2", then "1.", "2.", "2.1");
+    other styles ranked in order of first appearance, from the top when first seen before any
+    numbered heading, else under the numbered heading they follow."""
     parts = any(h.style == "part" for h in found.values())
     ranks: dict[str, int] = {}
     top: set[str] = set()
     base = 0
+    chapter = False  # under a "Chapter N" whose sections number from 1 again
+    after_chapter = False
     for i in sorted(found):
         heading = found[i]
         if heading.style == "part":
-            heading.level, base = 1, 0
+            heading.level, base, chapter = 1, 0, False
         elif heading.style == "number":
-            heading.level = max(heading.depth, 1) + parts
+            if heading.chapter:
+                chapter, after_chapter = False, True
+            elif after_chapter:  # the chapter's first numbered section: "1." or "2.1."?
+                chapter, after_chapter = heading.opening, False
+            heading.level = max(heading.depth, 1) + parts + (chapter and not heading.chapter)
             base = heading.level
         else:
             if heading.style not in ranks:

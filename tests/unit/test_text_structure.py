@@ -292,6 +292,37 @@ def test_ukrainian_chapters_and_appendix() -> None:
     ]
 
 
+def test_chapter_sections_numbered_from_one_again_go_under_their_chapter() -> None:
+    """The Mutt manual's text dump: "Chapter 2. Getting Started", then "1. Core Concepts",
+    "2. Screens and Menus", "2.1. Index" — each chapter numbers from 1 again, and its sections
+    were siblings of the chapters, their citations ambiguous. Sections numbered by their
+    chapter ("2.1." under "Chapter 2.") keep their depth."""
+    body = "    The text of the section runs over a couple of lines, indented as\n    the rest.\n"
+    contents = (
+        "Table of Contents\n\n1. Introduction\n    1. Home Page\n    2. Mailing Lists\n"
+        "2. Getting Started\n    1. Core Concepts\n    2. Screens and Menus\n        2.1. Index\n"
+        "3. Configuration\n    3.1. Locations\n\n"
+    )
+    doc = _parse(
+        f"{contents}Chapter 1. Introduction\n\n1. Home Page\n\n{body}\n"
+        f"2. Mailing Lists\n\n{body}\n"
+        f"Chapter 2. Getting Started\n\n1. Core Concepts\n\n{body}\n"
+        f"2. Screens and Menus\n\n{body}\n2.1. Index\n\n{body}\n"
+        f"Chapter 3. Configuration\n\n3.1. Locations\n\n{body}"
+    )
+    assert [(level, title) for level, title, _ in _toc(doc)] == [
+        (1, "Chapter 1. Introduction"),
+        (2, "1. Home Page"),
+        (2, "2. Mailing Lists"),
+        (1, "Chapter 2. Getting Started"),
+        (2, "1. Core Concepts"),
+        (2, "2. Screens and Menus"),
+        (3, "2.1. Index"),
+        (1, "Chapter 3. Configuration"),
+        (2, "3.1. Locations"),
+    ]
+
+
 def test_sphinx_bulleted_contents_set_apart_by_blank_lines_are_dropped() -> None:
     """developers-reference-ru.txt: Sphinx writes its contents as list items with a blank line
     between each, so no run of lines looked like contents; it was indexed as 12 chunks."""
