@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections import Counter
 from dataclasses import dataclass
 
 from mirage_pipeline.parsing.text_contents import Contents, heading_key, norm
@@ -34,6 +35,7 @@ from mirage_pipeline.parsing.text_runs import Run, indent_of, is_separator
 _ROMAN_ALONE = re.compile(r"^\s*(?P<num>[IVXL]{1,7})\.\s*$")
 _CAPS_CHARS = re.compile(r"^[\w\s.,'’&:!?()\"«»—–-]+$")
 _MAX_TITLE = 240
+_RECURRING = 3  # times a title recurs to be a label under the numbered sections
 
 
 @dataclass
@@ -239,8 +241,11 @@ def _assign_levels(found: dict[int, Heading]) -> None:
     """Numbered headings by depth, parts above them, and one deeper under a "Chapter N" whose
     sections number from "1." again (the Mutt manual: "Chapter 2", then "1.", "2.", "2.1");
     other styles ranked in order of first appearance, from the top when first seen before any
-    numbered heading, else under the numbered heading they follow."""
+    numbered heading, else under the numbered heading they follow — as is a title of such a
+    style that recurs (the FHS's "Rationale", 27 times: its style first met on the title
+    page had made each a chapter, the numbered sections after it its children)."""
     parts = any(h.style == "part" for h in found.values())
+    titles = Counter(norm(h.title) for h in found.values())
     ranks: dict[str, int] = {}
     top: set[str] = set()
     base = 0
@@ -264,3 +269,5 @@ def _assign_levels(found: dict[int, Heading]) -> None:
                     top.add(heading.style)
             start = parts if heading.style in top else base or parts
             heading.level = start + ranks[heading.style]
+            if heading.style in top and base and titles[norm(heading.title)] >= _RECURRING:
+                heading.level = base + 1  # "Rationale" under each numbered section, not above

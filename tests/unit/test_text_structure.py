@@ -323,6 +323,28 @@ def test_chapter_sections_numbered_from_one_again_go_under_their_chapter() -> No
     ]
 
 
+def test_a_recurring_note_title_stays_under_its_numbered_section() -> None:
+    """The FHS's text dump: "LSB Workgroup, The Linux Foundation" on the title page set the
+    margin style a top level, and each of its 27 "Rationale" notes became a chapter with the
+    numbered sections after it as children."""
+    body = "    The text of the section runs over a couple of lines, indented as\n    the rest.\n"
+    doc = _parse(
+        f"Filesystem Hierarchy Standard\n\nLSB Workgroup\n\n{body}\n"
+        f"1. Introduction\n\n{body}\nRationale\n\n{body}\n"
+        f"2. The Root Filesystem\n\n{body}\n2.1. Purpose\n\n{body}\nRationale\n\n{body}\n"
+        f"2.2. Requirements\n\n{body}\nRationale\n\n{body}\n"
+    )
+    assert [(level, title) for level, title, _ in _toc(doc)][-7:] == [
+        (1, "1. Introduction"),
+        (2, "Rationale"),
+        (1, "2. The Root Filesystem"),
+        (2, "2.1. Purpose"),
+        (3, "Rationale"),
+        (2, "2.2. Requirements"),
+        (3, "Rationale"),
+    ]
+
+
 def test_sphinx_bulleted_contents_set_apart_by_blank_lines_are_dropped() -> None:
     """developers-reference-ru.txt: Sphinx writes its contents as list items with a blank line
     between each, so no run of lines looked like contents; it was indexed as 12 chunks."""
