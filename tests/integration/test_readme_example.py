@@ -113,12 +113,11 @@ def test_the_refined_search_finds_the_height_after_the_cake(api_url: str, in_pro
         h
         for h in hits
         if h["structure"]["chapter"] == "CHAPTER II. The Pool of Tears"
-        and "largest telescope" in h["content"]
+        and "her head struck against the roof" in h["content"]
     ]
     text = " ".join(pool["content"].split())
-    assert text.startswith("“Curiouser and curiouser!”")
-    assert "now I’m opening out like the largest telescope that ever was!" in text
-    assert "in fact she was now more than nine feet high" in text
+    assert text.startswith("Oh dear, what nonsense I’m talking!”")
+    assert "her head struck against the roof of the hall: in fact she was now more than" in text
 
 
 def test_the_human_view_is_printed_as_shown(api_url: str, in_project) -> None:
