@@ -73,7 +73,7 @@ def drop_running_lines(pages: list[PageLines]) -> int:
                 for line in page.lines
                 if id(line) not in gone or _PAGE_NUMBER.match(line.text.strip())
             ]
-        gone |= _page_numbers(pages)
+        gone |= _numbered_rows(pages)[0]  # lone numbers there found nothing more on any PDF
     for page in pages:
         page.lines = [line for line in page.lines if id(line) not in gone]
     return lines_before - sum(len(page.lines) for page in pages)
