@@ -9,7 +9,12 @@ from dataclasses import dataclass, field
 from lxml import etree, html
 
 from mirage_pipeline.language import normalise_language
-from mirage_pipeline.parsing.html_chrome import is_chrome, is_link_list, is_toc_nav
+from mirage_pipeline.parsing.html_chrome import (
+    element_kinds,
+    is_chrome,
+    is_link_list,
+    is_toc_nav,
+)
 from mirage_pipeline.parsing.model import Block
 from mirage_pipeline.parsing.xml_elements import element_text, local_name
 
@@ -47,7 +52,6 @@ _LINES = {"p", "div", "li", "dt", "dd", "tr", "pre", "blockquote", "table", "ul"
 _LINES.update(_HEADINGS)
 _BLOCK_LEVEL = (_CONTAINERS - {"span"}) | set(_BLOCKS) | set(_HEADINGS) | {"li", "dd", "dt", "hr"}
 _XML_LANG = "{http://www.w3.org/XML/1998/namespace}lang"
-_EPUB_TYPE = "{http://www.idpf.org/2007/ops}type"
 # A heading inside a box is the box's label, not a section the text after the box belongs to
 # (DocBook's `<div class="tip"><h3 class="title">Tip</h3>…</div>`); nor is a title page's
 # author's or translator's name.
@@ -162,20 +166,24 @@ def _walk(el: etree._Element, events: list[Event], lang: str | None, boxed: bool
         if not isinstance(child.tag, str) or local_name(child) in _SKIP:
             pass
         elif _holds_blocks(child):
-            _block(events, "paragraph", " ".join("".join(run).split()), lang)
-            run = []
+            _paragraph(events, run, lang)
             _walk(child, events, lang, boxed)
         elif is_chrome(child):
             events.append(Event("chrome"))
         elif not _numbering(child):
             anchors = [a for n in child.iter() if isinstance(n.tag, str) and (a := _anchor_of(n))]
             if anchors:  # a target a contents entry may point to: the text before it is done
-                _block(events, "paragraph", " ".join("".join(run).split()), lang)
-                run = []
+                _paragraph(events, run, lang)
                 events.extend(Event("anchor", anchor=anchor) for anchor in anchors)
             run.append(_text(child).replace("\n", " "))
         run.append(child.tail or "")
+    _paragraph(events, run, lang)
+
+
+def _paragraph(events: list[Event], run: list[str], lang: str | None) -> None:
+    """The text gathered in `run` as a paragraph (when it holds any); `run` starts over."""
     _block(events, "paragraph", " ".join("".join(run).split()), lang)
+    run.clear()
 
 
 def _numbering(el: etree._Element) -> bool:
@@ -184,7 +192,7 @@ def _numbering(el: etree._Element) -> bool:
     note reference's "*"."""
     if _LETTER.search("".join(el.itertext())):
         return False
-    kinds = f"{el.get(_EPUB_TYPE) or el.get('epub:type') or ''} {el.get('role') or ''}".split()
+    kinds = element_kinds(el)
     return (
         "noteref" in kinds
         or "doc-noteref" in kinds

@@ -42,14 +42,19 @@ _SEPARATORS = re.compile(r"[\s|»«·•/\\\-–—:;,.()\[\]<>←→↑↓^#*]+
 _EDGE = 3  # blocks at each end of a document that may be a running header or footer
 
 
+def element_kinds(el: etree._Element) -> list[str]:
+    """What an element says it is: its `epub:type` words (namespaced, or spelled out by a
+    document read without its namespace declared) and its ARIA `role`."""
+    return f"{el.get(_EPUB_TYPE) or el.get('epub:type') or ''} {el.get('role') or ''}".split()
+
+
 def is_chrome(el: etree._Element) -> bool:
     """An element that is navigation by what it is: nav, a navigation role or class, a link
     marked next/previous, a footnote's back-link."""
     name = local_name(el)
     if name == "nav":
         return True
-    kinds = f"{el.get(_EPUB_TYPE) or el.get('epub:type') or ''} {el.get('role') or ''}".split()
-    if _CHROME_TYPES.intersection(kinds):
+    if _CHROME_TYPES.intersection(element_kinds(el)):
         return True
     if _CHROME_CLASSES.intersection((el.get("class") or "").split()):
         return True
@@ -62,12 +67,10 @@ def is_chrome(el: etree._Element) -> bool:
 
 def is_toc_nav(root: etree._Element) -> bool:
     """Whether a document holds an EPUB table of contents (a nav with epub:type toc)."""
-    for el in root.iter():
-        if local_name(el) == "nav":
-            kinds = f"{el.get(_EPUB_TYPE) or el.get('epub:type') or ''} {el.get('role') or ''}"
-            if {"toc", "doc-toc"}.intersection(kinds.split()):
-                return True
-    return False
+    return any(
+        local_name(el) == "nav" and {"toc", "doc-toc"}.intersection(element_kinds(el))
+        for el in root.iter()
+    )
 
 
 def is_link_list(el: etree._Element) -> bool:

@@ -35,7 +35,8 @@ def drop_running_lines(pages: list[PageLines]) -> int:
     if n == 0:
         return 0
     lines_before = sum(len(page.lines) for page in pages)
-    numbered = _page_numbers(pages)
+    numbered, offsets = _numbered_rows(pages)
+    numbered |= _lone_page_numbers(pages, offsets)
     edges = [_edge_rows(page) for page in pages]
     by_text: Counter[tuple[str, str]] = Counter()
     by_slot: Counter[tuple[str, int]] = Counter()
@@ -84,13 +85,6 @@ def _places(line: Line) -> tuple[tuple[str, int, int], tuple[str, int, int]]:
     "No 100" share only the latter."""
     y = round(line.y0 / 4)
     return (line.norm, round(line.x0 / 4), y), (line.norm, -1 - round(line.x1 / 4), y)
-
-
-def _page_numbers(pages: list[PageLines]) -> set[int]:
-    """Ids of the outer rows that carry the printed page number (`_numbered_rows`,
-    `_lone_page_numbers`)."""
-    numbered, offsets = _numbered_rows(pages)
-    return numbered | _lone_page_numbers(pages, offsets)
 
 
 def _edge_rows(page: PageLines, outer: float = 0.12) -> dict[Line, str]:

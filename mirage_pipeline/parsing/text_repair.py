@@ -92,8 +92,8 @@ _PUA = re.compile("[\uf6be-\uf6dc\uf721-\uf7ff\uf8e5-\uf8fe]")
 
 _TO_LATIN = str.maketrans("аеорсхуіјѕАВЕКМНОРСТХУІЈЅ", "aeopcxyijsABEKMHOPCTXYIJS")
 _TO_CYRILLIC = str.maketrans("aeopcxyiABEKMHOPCTXYI", "аеорсхуіАВЕКМНОРСТХУІ")
-_LATIN_LOOKALIKES = frozenset("aeopcxyiABEKMHOPCTXYI")
-_CYRILLIC_LOOKALIKES = frozenset("аеорсхуіјѕАВЕКМНОРСТХУІЈЅ")
+_LATIN_LOOKALIKES = frozenset(map(chr, _TO_CYRILLIC))
+_CYRILLIC_LOOKALIKES = frozenset(map(chr, _TO_LATIN))
 _JUNK = re.compile(r"\s*|[^\w]*\ufffd[^\w]*")
 _NOT_RUSSIAN = frozenset("іјѕІЈЅ")  # "dvі", "ASCІІ": not a Russian ending
 _MIXED = re.compile("[a-zA-Z][\u0400-\u04ff]|[\u0400-\u04ff][a-zA-Z]")
