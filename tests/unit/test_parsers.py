@@ -8,6 +8,7 @@ import pymupdf
 import pytest
 
 from mirage_pipeline.parsing import ParseError, parse_document
+from mirage_pipeline.parsing.model import ParsedDocument
 from mirage_pipeline.parsing.policy import MarkdownPolicy, policy_from_mapping
 
 LOREM = (
@@ -34,6 +35,10 @@ def _pdf(pages: list[list[tuple[str, float]]], toc: list[list] | None = None) ->
     data = doc.tobytes()
     doc.close()
     return data
+
+
+def _block_texts(doc: ParsedDocument) -> list[str]:
+    return [b.text for _, s in doc.root.walk() for b in s.blocks]
 
 
 def _wrap(text: str, width: int) -> list[str]:
@@ -488,7 +493,7 @@ def test_markdown_html_comments_are_not_text_but_code_keeps_them():
         "Write `<!-- note -->` to leave a note.\n\n```html\n<!-- kept: code -->\n```\n"
     )
     doc = parse_document(text.encode(), "fs.md")
-    blocks = [b.text for _, s in doc.root.walk() for b in s.blocks]
+    blocks = _block_texts(doc)
     assert blocks == [
         "Tests a user's permissions  for a file.",
         "Write `<!-- note -->` to leave a note.",
@@ -514,7 +519,7 @@ def test_double_encoded_utf8_is_repaired_and_said() -> None:
         f"{_double_encoded('Decisões de recuperação híbrida', 'mac_roman')}\n"
     )
     doc = parse_document(body.encode(), "devref.md")
-    texts = [b.text for _, s in doc.root.walk() for b in s.blocks]
+    texts = _block_texts(doc)
     assert [s.title for _, s in doc.root.walk()][1] == "Архив — разделы"
     assert texts[0] == "Раздел main архива Debian — то, что является его ядром."
     assert texts[1] == russian
@@ -554,7 +559,7 @@ def test_markdown_inline_html_tags_go_and_their_text_stays() -> None:
         "```\n<div>kept in code</div>\n```\n"
     )
     doc = parse_document(body.encode(), "features.md")
-    texts = [b.text for _, s in doc.root.walk() for b in s.blocks]
+    texts = _block_texts(doc)
     assert texts == [
         "Affects: all capitals",
         "Standard a … z and its link on a new line.",
@@ -574,7 +579,7 @@ def test_stress_marks_leave_cyrillic_words_whole() -> None:
     )
     doc = parse_document(body.encode(), "accents.md")
     assert [s.title for _, s in doc.root.walk()][1] == "Ударение"
-    assert [b.text for _, s in doc.root.walk() for b in s.blocks] == [
+    assert _block_texts(doc) == [
         "Замок на двери и замок на горе; Петербꙋржстѣй.",
         "Переносять по складах: зо-шит, словник, бай-ок.",
         "Café, résumé and a lone ´ acute stay.",
@@ -592,7 +597,7 @@ def test_markdown_links_images_and_attribute_lists_read_as_a_reader_sees_them() 
     )
     doc = parse_document(body.encode(), "readme.md")
     assert [s.title for _, s in doc.root.walk()][1:] == ["Guide", "Phases of processing"]
-    assert [b.text for _, s in doc.root.walk() for b in s.blocks] == [
+    assert _block_texts(doc) == [
         "CI",
         "See 2.1 and the manual `[x](y)`.",
     ]
@@ -625,7 +630,7 @@ def test_latin_accents_set_apart_join_their_letters() -> None:
         "The accent ¨ alone, and `code` with ´ spaced.\n"
     )
     doc = parse_document(body.encode(), "names.md")
-    assert [b.text for _, s in doc.root.walk() for b in s.blocks] == [
+    assert _block_texts(doc) == [
         "Gürtler and Erdős met at the Hôtel; soupçon, déshabiller, naïve.",
         "The accent ¨ alone, and `code` with ´ spaced.",
     ]
@@ -642,7 +647,7 @@ def test_adobe_private_use_letters_and_digits_become_standard_ones() -> None:
         "\ufffd \ufffd \ufffd\n\n$ # &\n"
     )
     doc = parse_document(body.encode(), "sr.md")
-    assert [b.text for _, s in doc.root.walk() for b in s.blocks] == [
+    assert _block_texts(doc) == [
         "софтверске дистрибуције, дата 2021, note (a).",
         "$ # &",
     ]
@@ -657,7 +662,7 @@ def test_words_mixing_look_alike_latin_and_cyrillic_letters_take_one_script() ->
         "Cоздатель TEXа и Unixу; Яndex, ~Aархив, Україна ііі.\n"
     )
     doc = parse_document(body.encode(), "mixed.md")
-    assert [b.text for _, s in doc.root.walk() for b in s.blocks] == [
+    assert _block_texts(doc) == [
         "Tobias Oetiker, Version 4.12: \\begin{picture} in ASCII.",
         "Создатель TEXа и Unixу; Яndex, ~Aархив, Україна ііі.",
     ]

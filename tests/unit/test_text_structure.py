@@ -22,6 +22,10 @@ def _toc(doc: ParsedDocument) -> list[tuple[int, str, int]]:
     return [(e["level"], e["title"], e["line"]) for e in doc.toc()]
 
 
+def _levels(doc: ParsedDocument) -> list[tuple[int, str]]:
+    return [(level, title) for level, title, _ in _toc(doc)]
+
+
 def _line(text: str, start: str) -> int:
     """The 1-based number of the first line of `text` that starts with `start`."""
     return next(n for n, line in enumerate(text.split("\n"), 1) if line.startswith(start))
@@ -143,7 +147,7 @@ def test_parts_sit_above_chapters_and_appendices_follow() -> None:
         f"Part I\n\nChapter 1\n\n{body}\nChapter 2\n\n{body}\n"
         f"Part II\n\nChapter 3\n\n{body}\nAppendix A. Tables\n\n{body}\nA.1. Sizes\n\n{body}"
     )
-    assert [(level, title) for level, title, _ in _toc(doc)] == [
+    assert _levels(doc) == [
         (1, "Part I"),
         (2, "Chapter 1"),
         (2, "Chapter 2"),
@@ -204,7 +208,7 @@ def test_rfc_page_furniture_and_margin_titles() -> None:
         f"Author's Address\n\n   Jane Doe\n   Example Org\n"
     )
     doc = _parse(text)
-    assert [(level, title) for level, title, _ in _toc(doc)] == [
+    assert _levels(doc) == [
         (1, "Abstract"),
         (1, "1. Introduction"),
         (1, "2. Packets"),
@@ -263,7 +267,7 @@ def test_russian_chapters_questions_and_appendix() -> None:
         f"Глава 2. Установка\n\n2.1. Где взять?\n\n{body}\n"
         f"Приложение А. Таблицы\n\nА.1. Размеры\n\n{body}"
     )
-    assert [(level, title) for level, title, _ in _toc(doc)] == [
+    assert _levels(doc) == [
         (1, "Глава 1. Введение"),
         (2, "1.1. Что это такое?"),
         (2, "1.2. Зачем это нужно?"),
@@ -282,7 +286,7 @@ def test_ukrainian_chapters_and_appendix() -> None:
         f"Розділ 2. Набір тексту\n\n2.1. Абзаци\n\n{body}\n"
         f"Додаток А. Таблиці\n\nА.1. Розміри\n\n{body}"
     )
-    assert [(level, title) for level, title, _ in _toc(doc)] == [
+    assert _levels(doc) == [
         (1, "Розділ 1. Вступ"),
         (2, "1.1. Що це таке?"),
         (1, "Розділ 2. Набір тексту"),
@@ -310,7 +314,7 @@ def test_chapter_sections_numbered_from_one_again_go_under_their_chapter() -> No
         f"2. Screens and Menus\n\n{body}\n2.1. Index\n\n{body}\n"
         f"Chapter 3. Configuration\n\n3.1. Locations\n\n{body}"
     )
-    assert [(level, title) for level, title, _ in _toc(doc)] == [
+    assert _levels(doc) == [
         (1, "Chapter 1. Introduction"),
         (2, "1. Home Page"),
         (2, "2. Mailing Lists"),
@@ -334,7 +338,7 @@ def test_a_recurring_note_title_stays_under_its_numbered_section() -> None:
         f"2. The Root Filesystem\n\n{body}\n2.1. Purpose\n\n{body}\nRationale\n\n{body}\n"
         f"2.2. Requirements\n\n{body}\nRationale\n\n{body}\n"
     )
-    assert [(level, title) for level, title, _ in _toc(doc)][-7:] == [
+    assert _levels(doc)[-7:] == [
         (1, "1. Introduction"),
         (2, "Rationale"),
         (1, "2. The Root Filesystem"),
