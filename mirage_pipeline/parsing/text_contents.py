@@ -37,6 +37,7 @@ class Contents:
     runs: set[int] = field(default_factory=set)
     keys: set[tuple[str, str]] = field(default_factory=set)
     titles: set[str] = field(default_factory=set)  # entries without a number
+    depths: dict[str, int] = field(default_factory=dict)  # a nested list's titles → depth
 
 
 def norm(text: str) -> str:
@@ -70,6 +71,14 @@ def find_contents(runs: list[Run]) -> Contents:
                 latest[key] = i
             short.append((i, norm(text)))
     found = Contents()
+    for i, run in enumerate(runs):
+        nested = _nested_list(run.lines)
+        later = {text for j, text in short if j > i}
+        if nested and sum(title in later for title in nested) >= max(4, 0.6 * len(nested)):
+            found.runs.add(i)
+            found.titles.update(nested)
+            for title, depth in nested.items():
+                found.depths.setdefault(title, depth)
     for indexes, lines in _blocks(runs):
         i = indexes[-1]
         if len(lines) < 3 or indexes[0] in found.runs:
@@ -140,3 +149,25 @@ def _entries(lines: list[str]) -> list[tuple[tuple[str, str] | None, str]]:
     return [
         ((number, _title_key(title)) if number else None, norm(title)) for number, title in entries
     ]
+
+
+def _nested_list(lines: list[str]) -> dict[str, int]:
+    """A bulleted list of one-line entries, nested by indentation — pandoc's plain-text
+    contents ("-   USAGE AND OPTIONS", "    -   Network Options") —: title → depth (1 for the
+    outermost indent); empty unless the run is such a list of five entries or more."""
+    entries: list[tuple[int, str]] = []
+    for line in lines:
+        mark = _ITEM.match(line)
+        if mark:
+            entries.append((len(line) - len(line.lstrip()), line[mark.end() :]))
+        elif entries and line.startswith(" " * (entries[-1][0] + 2)):  # a wrapped entry
+            entries[-1] = (entries[-1][0], f"{entries[-1][1]} {line.strip()}")
+        else:
+            return {}
+    if len(entries) < 5 or any(len(title) > 80 for _, title in entries):
+        return {}
+    indents = sorted({indent for indent, _ in entries})
+    nested: dict[str, int] = {}
+    for indent, title in entries:
+        nested.setdefault(norm(title), indents.index(indent) + 1)
+    return nested

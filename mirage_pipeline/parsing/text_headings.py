@@ -104,6 +104,9 @@ def _classify(
             return Heading(text, "number", len(number), opening=opening), number, listed
     if len(lines) == 1 and _ROMAN_ALONE.match(text):
         return Heading(text, "roman"), None, True
+    depth = contents.depths.get(norm(text)) if len(lines) == 1 else None
+    if depth is not None and run.indent <= body:
+        return Heading(text.strip().rstrip(":"), f"contents {depth}"), None, True
     # centred lines in capitals are often quoted signs or letters: only after a wide gap
     centred = run.indent >= body + 8 and (i == 0 or run.start - runs[i - 1].end >= 3)
     if len(lines) == 1 and (run.indent <= body or centred) and _caps_title(text):
@@ -246,8 +249,10 @@ def _assign_levels(found: dict[int, Heading]) -> None:
     page had made each a chapter, the numbered sections after it its children)."""
     parts = any(h.style == "part" for h in found.values())
     titles = Counter(norm(h.title) for h in found.values())
-    ranks: dict[str, int] = {}
-    top: set[str] = set()
+    # a nested contents list gives its entries' levels: its depths rank first, in order
+    listed = sorted({h.style for h in found.values() if h.style.startswith("contents ")})
+    ranks: dict[str, int] = {style: rank for rank, style in enumerate(listed, 1)}
+    top: set[str] = set(listed)
     base = 0
     chapter = False  # under a "Chapter N" whose sections number from 1 again
     after_chapter = False

@@ -398,3 +398,42 @@ def test_the_first_line_titles_the_text_when_it_reads_as_a_title() -> None:
     )
     for opening in ("This program reads the file\nand prints it", "Copyright (c) 2013, Me", "----"):
         assert _parse(f"{opening}\n{body}").title == "book"
+
+
+def test_a_nested_bulleted_contents_gives_its_titles_levels_and_goes() -> None:
+    """pandoc's plain text (yt-dlp's README): a nested bulleted contents, headings in capitals
+    and in mixed case ("Network Options:") set as lines of their own. Only the capitals were
+    headings (all level 1, "WIKI" too short to count), the contents stayed as body text."""
+    contents = (
+        "-   NEW FEATURES\n    -   Differences in default behavior\n"
+        "-   INSTALLATION\n    -   Update\n-   USAGE AND OPTIONS\n    -   General Options\n"
+        "    -   Network Options\n-   WIKI\n"
+    )
+    body = "".join(
+        f"{title}\n\n{ANSWER}\n"
+        for title in (
+            "NEW FEATURES",
+            "Differences in default behavior",
+            "INSTALLATION",
+            "UPDATE",
+            "USAGE AND OPTIONS",
+            "General Options:",
+            "Network Options:",
+            "WIKI",
+        )
+    )
+    doc = _parse(f"[YT-DLP]\n\nA downloader.\n\n{contents}\n{body}")
+    assert _levels(doc) == [
+        (1, "NEW FEATURES"),
+        (2, "Differences in default behavior"),
+        (1, "INSTALLATION"),
+        (2, "UPDATE"),
+        (1, "USAGE AND OPTIONS"),
+        (2, "General Options"),
+        (2, "Network Options"),
+        (1, "WIKI"),
+    ]
+    assert "-   INSTALLATION" not in _text(doc)
+    # a bulleted list whose items do not come back as lines of their own is text
+    plain = _parse(f"Notes\n\n{contents.replace('O', 'Q')}\nNEW FEATURES\n\n{ANSWER}")
+    assert "Differences in default behavior" in _text(plain)
