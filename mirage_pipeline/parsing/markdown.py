@@ -8,6 +8,7 @@ from typing import Any
 import yaml
 from markdown_it import MarkdownIt
 
+from mirage_pipeline.parsing.html_blocks import read_xhtml
 from mirage_pipeline.parsing.model import Block, ParsedDocument, Section
 from mirage_pipeline.parsing.text import decode_text
 
@@ -42,7 +43,14 @@ _INLINE_TAG = re.compile(rf"</?(?:{_TAG_NAMES})(?:\s[^<>]*)?/?>", re.I)
 _BREAKING_TAG = re.compile(rf"</?(?:{_BREAKING_NAMES})(?:\s[^<>]*)?/?>", re.I)
 _TARGET = r"\((?:[^()\s]|\([^()\s]*\))*(?:\s+\"[^\"]*\")?\)"
 _IMAGE = re.compile(r"!\[([^\]\n]*)\]" + _TARGET)
-_LINK = re.compile(r"\[([^\]\n]*)\]" + _TARGET)
+_LINK = re.compile(r"\[([^\]\n]*(?:\n[^\]\n]*)?)\]" + _TARGET)  # its text wrapped once at most
+# a list of nothing but links to the page's own headings: "- [Installation](#installation)"
+_LOCAL_LINKS = re.compile(
+    r"(?:\s*(?:[-*+]|\d+[.)])\s+\[[^\]\n]*(?:\n[^\]\n]*)?\]\(#[^()\s]*\)[ \t]*(?:\n|$))+"
+)
+_CONTENTS_TITLE = re.compile(
+    r"\W*(?:table of contents|contents|содержание|оглавление|зміст)\W*", re.IGNORECASE
+)
 _ATTRIBUTES = re.compile(r"\s*\{:?\s*[#.][^{}]*\}\s*$")  # Python-Markdown's, pandoc's
 _CODE_SPAN = re.compile(r"(`+)(?:.|\n)*?(?<!`)\1(?!`)")
 
@@ -90,7 +98,7 @@ def parse_markdown(data: bytes, name: str) -> ParsedDocument:
         start, end = tok.map
         if tok.type == "heading_open":
             level = int(tok.tag[1])
-            title = _inline_text(tokens[i + 1].content)
+            title = _inline_text(tokens[i + 1])
             if level == 1:
                 h1s += 1
                 if first_h1 is None:
@@ -102,17 +110,24 @@ def parse_markdown(data: bytes, name: str) -> ParsedDocument:
             stack.append(section)
         elif tok.type in _BLOCK_KINDS:
             raw = "\n".join(lines[start:end]).strip("\n")
-            if _BLOCK_KINDS[tok.type] != "code":
-                raw = _without_markup(raw).strip("\n")
-            if raw.strip():
-                stack[-1].blocks.append(
-                    Block(
-                        kind=_BLOCK_KINDS[tok.type],
-                        text=raw,
-                        line_start=offset + start + 1,
-                        line_end=offset + end,
-                    )
-                )
+            if tok.type in ("bullet_list_open", "ordered_list_open") and _LOCAL_LINKS.fullmatch(
+                raw
+            ):
+                found = []  # a contents list: every item a link to a heading of the page
+                blocks = stack[-1].blocks
+                if blocks and _CONTENTS_TITLE.fullmatch(blocks[-1].text):
+                    blocks.pop()
+            elif tok.type == "html_block":
+                found = _html_blocks(raw)
+            elif _BLOCK_KINDS[tok.type] != "code":
+                found = [(_BLOCK_KINDS[tok.type], _without_markup(raw).strip("\n"))]
+            else:
+                found = [("code", raw)]
+            stack[-1].blocks.extend(
+                Block(kind=kind, text=text, line_start=offset + start + 1, line_end=offset + end)
+                for kind, text in found
+                if text.strip()
+            )
         i += 1
     if first_h1 is not None and h1s > 1 and _NUMBERED.match(first_h1):
         first_h1 = None  # "# 1. Введение", then "# 2. Установка": chapters, not a title
@@ -134,6 +149,22 @@ def _without_markup(text: str) -> str:
     return "\n".join(line.rstrip() for line in text.split("\n"))
 
 
+def _html_blocks(raw: str) -> list[tuple[str, str]]:
+    """(kind, text) of the blocks of an HTML block, read as an EPUB's XHTML is: a table's rows
+    as "a | b" lines (a README's or a converted page's `<table>`, which read as tags and cells
+    cut at the source's line breaks), paragraphs, lists, headings as paragraphs; comments,
+    scripts and navigation left out. Markup that does not parse is stripped of its tags."""
+    if not re.search(r"<(?:table|div|p|ul|ol|dl|details|blockquote|pre|h[1-6])\b", raw, re.I):
+        return [("html", _without_markup(raw).strip("\n"))]
+    events = read_xhtml(f"<div>{_COMMENT.sub('', raw)}</div>".encode()).events
+    found = [
+        (event.block.kind, event.block.text) if event.block else ("paragraph", event.text)
+        for event in events
+        if event.block is not None or event.kind == "heading"
+    ]
+    return found or [("html", _without_markup(raw).strip("\n"))]
+
+
 def _strip_html(text: str) -> str:
     text = _COMMENT.sub("", text)
     text = _BREAKING_TAG.sub(" ", text)
@@ -149,11 +180,17 @@ def _links_as_text(text: str) -> str:
     return _LINK.sub(r"\1", _IMAGE.sub(r"\1", text))
 
 
-def _inline_text(content: str) -> str:
-    """Heading text without inline HTML anchors (`<a name="x"></a> Title` → `Title`), link
-    targets, or an attribute list (`Phases of processing {: #stages }`)."""
-    text = _ATTRIBUTES.sub("", re.sub(r"<[^>]+>", "", content))
-    return _links_as_text(text).strip()
+def _inline_text(inline: Any) -> str:
+    """A heading's text as a reader sees it: emphasis and code marks, inline HTML (`<a
+    name="x"></a> Title`), link targets and an attribute list (`Phases of processing {: #stages
+    }`) left out; "Declaring _program_ variable" is "Declaring program variable"."""
+    parts = []
+    for child in inline.children or ():
+        if child.type in ("text", "code_inline", "image"):
+            parts.append(child.content)
+        elif child.type in ("softbreak", "hardbreak"):
+            parts.append(" ")
+    return _ATTRIBUTES.sub("", "".join(parts)).strip()
 
 
 def _jsonable(value: Any) -> Any:

@@ -55,6 +55,29 @@ _STRESS = re.compile(
     r"(?<=[\u0400-\u052f\ua640-\ua69f])[\u0300\u0301]"
     r"|(?<=[\u0400-\u04ff'’-]) ?[\u00b4\u02ca](?=[\u0400-\u04ff])"
 )
+_WORD_BEFORE = re.compile(r"[\u0400-\u04ff]+$")
+_VOWELS = set("аеёиоуыэюяіїєѣ")
+_WORD_AFTER = re.compile(r"[\u0400-\u04ff]+(?:-[\u0400-\u04ff]+)*")
+
+
+def _unstressed(match: re.Match[str]) -> str:
+    """ "" for the accent, and the space a PDF set before it inside a word ("з ´о-шит", "словн
+    ´ик"); a space between words stays: before a letter that is a word of its own (Bulgarian
+    "документацията ´и" is "… ѝ"), or between two words the dictionary knows that are not one
+    ("слово ´эхо")."""
+    if not match[0].startswith(" "):
+        return ""
+    text = match.string
+    before = _WORD_BEFORE.search(text, 0, match.start())
+    after = _WORD_AFTER.match(text, match.end())
+    if before is None or before.end() != match.start() or after is None:
+        return ""  # "бай- ´ок": a hyphen (or an apostrophe) before the space
+    left, right = before[0], after[0].replace("-", "")
+    if len(right) == 1:  # "ходж ´у" is one word, "документацията ´и" two
+        return " " if left[-1].lower() in _VOWELS else ""
+    if len(left) < 2 or not known_word(left) or not known_word(right):
+        return ""  # "з ´о-шит", "ш ´ия": the PDF's space inside a word
+    return "" if known_word(left + right) else " "
 
 
 # a spacing accent, then the Latin letter it sits on (TeX sets the accent first; "ı" is the dotless
@@ -144,7 +167,7 @@ def _repaired(text: str) -> tuple[str, bool]:
     fixed = ftfy.fix_encoding(text) if _SUSPECT.search(text) else text
     encoding_fixed = fixed != text
     if "\u0301" in fixed or "\u0300" in fixed or "\u00b4" in fixed or "\u02ca" in fixed:
-        fixed = _STRESS.sub("", fixed)
+        fixed = _STRESS.sub(_unstressed, fixed)
     if _PUA.search(fixed):
         fixed = fixed.translate(_ADOBE_PUA)
     if _MIXED.search(fixed):

@@ -571,11 +571,13 @@ def test_markdown_inline_html_tags_go_and_their_text_stays() -> None:
 def test_stress_marks_leave_cyrillic_words_whole() -> None:
     """A dictionary's "за́мок" (combining acute) and a PDF's "з ´о-шит", "бай- ´ок" (the accent
     a glyph of its own, set before its letter) cut words in two for full-text search; Latin
-    accents and a lone acute stay."""
+    accents and a lone acute stay. A space between two words stays: before a one-letter word
+    (Bulgarian "ѝ", set "´и") and between two words the dictionary knows."""
     body = (
         "# Уда́рение\n\nЗа́мок на двери и замо́к на горе; Петербꙋ́ржстѣй.\n\n"
         "Переносять по складах: з ´о-шит, словн ´ик, бай- ´ок.\n\n"
-        "Café, résumé and a lone ´ acute stay.\n"
+        "Café, résumé and a lone ´ acute stay.\n\n"
+        "Вижте документацията ´и могат; слово ´эхо, за ´мок, ходж ´у.\n"
     )
     doc = parse_document(body.encode(), "accents.md")
     assert [s.title for _, s in doc.root.walk()][1] == "Ударение"
@@ -583,6 +585,7 @@ def test_stress_marks_leave_cyrillic_words_whole() -> None:
         "Замок на двери и замок на горе; Петербꙋржстѣй.",
         "Переносять по складах: зо-шит, словник, бай-ок.",
         "Café, résumé and a lone ´ acute stay.",
+        "Вижте документацията и могат; слово эхо, замок, ходжу.",
     ]
 
 
@@ -679,3 +682,34 @@ def test_pdf_title_is_the_first_pages_first_run_of_biggest_lines() -> None:
     wrapped = [("A Very Long Title That the Page Sets on Two Lines", 17), (LOREM, 10)]
     doc = parse_document(_pdf([wrapped]), "long.pdf")
     assert doc.title == "A Very Long Title That the Page Sets on Two Lines"
+
+
+def test_markdown_contents_lists_html_tables_and_heading_markup() -> None:
+    """A README's contents (a list of links to its own headings, under "Table of Contents")
+    matched every question about its headings; an HTML table read as tags and cells cut at
+    the source's line breaks (KiCad's help via pandoc); emphasis and code marks stood in
+    titles ("Declaring _program_ variable")."""
+    body = (
+        "# Tool\n\nTable of Contents\n\n- [Install](#install)\n- [Declaring _program_ variable]"
+        "(#declaring)\n  - [Node options such as `--harmony`](#node)\n\n"
+        "## Install\n\nRun it.\n\n- [the site](https://ex.org)\n- [Usage](#declaring)\n\n"
+        '<table class="grid">\n<colgroup>\n<col style="width: 41%" />\n</colgroup>\n<tbody>\n'
+        '<tr class="odd">\n<td><img\nsrc="a.png" alt="a_png" /></td>\n<td><p>Clear all\n'
+        "layers</p></td>\n</tr>\n<tr>\n<td>F2</td>\n<td><p>Load Gerber files</p></td>\n</tr>\n"
+        "</tbody>\n</table>\n\n"
+        "## Declaring _program_ variable\n\nText.\n\n"
+        "### Node options such as `--harmony`\n\nMore.\n"
+    )
+    doc = parse_document(body.encode(), "README.md")
+    assert [s.title for _, s in doc.root.walk()][1:] == [
+        "Tool",
+        "Install",
+        "Declaring program variable",
+        "Node options such as --harmony",
+    ]
+    assert [(b.kind, b.text) for b in doc.root.children[0].children[0].blocks] == [
+        ("paragraph", "Run it."),
+        ("list", "- the site\n- Usage"),  # links elsewhere: a list of the text's own
+        ("table", " | Clear all layers\nF2 | Load Gerber files"),
+    ]
+    assert "Table of Contents" not in _block_texts(doc)
