@@ -12,7 +12,11 @@ import pymupdf
 from mirage_pipeline.language import identify_language, normalise_language
 from mirage_pipeline.parsing import pdf_encodings, pdf_fonts
 from mirage_pipeline.parsing.model import ParsedDocument, ParseError
-from mirage_pipeline.parsing.pdf_contents import apply_contents, read_contents
+from mirage_pipeline.parsing.pdf_contents import (
+    apply_contents,
+    drop_contents_section,
+    read_contents,
+)
 from mirage_pipeline.parsing.pdf_headings import Heading, detect_headings, locate_outline
 from mirage_pipeline.parsing.pdf_lines import (
     Line,
@@ -22,7 +26,7 @@ from mirage_pipeline.parsing.pdf_lines import (
     extract_lines,
 )
 from mirage_pipeline.parsing.pdf_notes import find_footnotes
-from mirage_pipeline.parsing.pdf_running import drop_running_lines
+from mirage_pipeline.parsing.pdf_running import drop_running_lines, printed_labels
 from mirage_pipeline.parsing.pdf_tables import find_tables
 from mirage_pipeline.parsing.pdf_tree import build_tree
 
@@ -85,7 +89,8 @@ def _parse(doc: pymupdf.Document, name: str) -> ParsedDocument:
     metadata_in = doc.metadata or {}
     if metadata_in.get("encryption"):
         warnings.append(f"encrypted ({metadata_in['encryption']}) but readable without a password")
-    dropped = drop_running_lines(pages)
+    folios: dict[int, int] = {}
+    dropped = drop_running_lines(pages, folios)
     contents = drop_printed_contents(pages)
     lines = [line for page in pages for line in page.lines]
     page_starts = _page_starts(pages)
@@ -116,6 +121,7 @@ def _parse(doc: pymupdf.Document, name: str) -> ParsedDocument:
     heading_lines = {id(lines[i]) for h in headings for i in h.lines}  # an outline's title
     tables = [t for t in tables if not any(id(ln) in heading_lines for ln in t.lines)]
     root = build_tree(lines, headings, tables, notes)
+    drop_contents_section(root)
     metadata = {
         "pages": doc.page_count,
         "structure_source": source,
@@ -143,7 +149,7 @@ def _parse(doc: pymupdf.Document, name: str) -> ParsedDocument:
         metadata=metadata,
         warnings=warnings,
         pages=doc.page_count,
-        page_labels=_page_labels(doc),
+        page_labels=_page_labels(doc) or printed_labels(folios, doc.page_count),
     )
 
 

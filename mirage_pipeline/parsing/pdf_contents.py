@@ -11,6 +11,7 @@ import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 
+from mirage_pipeline.parsing.model import Section
 from mirage_pipeline.parsing.pdf_headings import Heading
 from mirage_pipeline.parsing.pdf_lines import LEADER, Line, PageLines, rows_of
 
@@ -34,6 +35,7 @@ _LIST_TITLE = re.compile(
     re.IGNORECASE,
 )
 _ASIDE = re.compile(r"^\([^()]*\)$")
+_PAGE_CELL = re.compile(r"(?:\s*\|)*\s+(?:\d{1,4}|[ivxlc]{1,6})\s*$")  # "… | 12", "… 12"
 _MIN_VOTES = 2  # entries that must agree on where printed page 1 is
 
 
@@ -267,3 +269,22 @@ def _calibrate(
         level_of[style] = given[style].most_common(1)[0][0] if given[style] else above + 1
         above = max(given[style], default=level_of[style])
     return level_of
+
+
+def drop_contents_section(root: Section) -> bool:
+    """Remove a section titled "Contents" ("Оглавление", …) whose text is nothing but rows of
+    entries the sections after it are titled by, each with its page number — a contents set
+    as a table without dot leaders (russ.sty's), which would match any question about a
+    chapter's title. True if one went."""
+    later = [_key(s.title) for _, s in root.walk() if s.level > 0]
+    for parents, section in root.walk():
+        if not parents or section.children or not _CONTENTS_TITLE.match(section.title.strip()):
+            continue
+        rows = [row for block in section.blocks for row in block.text.split("\n") if row.strip()]
+        entries = [_PAGE_CELL.sub("", row) for row in rows if _PAGE_CELL.search(row)]
+        if len(entries) < 3 or len(entries) < 0.8 * len(rows):
+            continue
+        if sum(_key(entry) in later for entry in entries) >= max(3, 0.6 * len(entries)):
+            parents[-1].children.remove(section)
+            return True
+    return False

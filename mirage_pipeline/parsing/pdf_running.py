@@ -17,8 +17,9 @@ _PAGE_NUMBER = re.compile(
 _END_NUMBER = re.compile(r"^(\d{1,4})(?:\s|$)|\s(\d{1,4})$")
 
 
-def drop_running_lines(pages: list[PageLines]) -> int:
+def drop_running_lines(pages: list[PageLines], folios: dict[int, int] | None = None) -> int:
     """Remove running headers/footers and page numbers in place; return how many lines went.
+    `folios` gets the printed page numbers found (physical page → number).
 
     Candidates are a page's edge rows: its topmost and bottommost lines, when set apart from
     the body by a gap (a running header sits above the text, not on its first line). An edge
@@ -35,8 +36,9 @@ def drop_running_lines(pages: list[PageLines]) -> int:
     if n == 0:
         return 0
     lines_before = sum(len(page.lines) for page in pages)
-    numbered, offsets = _numbered_rows(pages)
-    numbered |= _lone_page_numbers(pages, offsets)
+    found: dict[int, int] = {} if folios is None else folios
+    numbered, offsets = _numbered_rows(pages, found)
+    numbered |= _lone_page_numbers(pages, offsets, found)
     edges = [_edge_rows(page) for page in pages]
     by_text: Counter[tuple[str, str]] = Counter()
     by_slot: Counter[tuple[str, int]] = Counter()
@@ -58,6 +60,8 @@ def drop_running_lines(pages: list[PageLines]) -> int:
             running = False
             if id(line) in numbered or (zone and _PAGE_NUMBER.match(line.text.strip())):
                 running = True
+                if line.text.strip().isdigit():
+                    found.setdefault(page.number, int(line.text.strip()))
             elif repeats and zone and len(line.text) <= 160:
                 running = (
                     by_text[(zone, line.norm)] >= text_min
@@ -78,6 +82,28 @@ def drop_running_lines(pages: list[PageLines]) -> int:
     for page in pages:
         page.lines = [line for line in page.lines if id(line) not in gone]
     return lines_before - sum(len(page.lines) for page in pages)
+
+
+def printed_labels(folios: dict[int, int], pages: int) -> list[str]:
+    """Page labels from the numbers printed on the pages (`folios`), for a PDF without a label
+    tree whose printed numbers are not the physical ones (a title page and contents before
+    page 1): each page is numbered on from the last folio before it whose step from the
+    physical number recurs (an unnumbered plate shifts the rest), the pages before the first
+    by the step most folios keep; "" before page 1. Empty when printed and physical agree."""
+    steps = Counter(number - page for page, number in folios.items())
+    if not steps:
+        return []
+    usual, seen = steps.most_common(1)[0]
+    if seen < max(3, len(folios) // 2):
+        return []
+    kept = {page: number - page for page, number in folios.items() if steps[number - page] >= 2}
+    if not any(kept.values()):
+        return []
+    labels, step = [], usual
+    for page in range(1, pages + 1):
+        step = kept.get(page, step)
+        labels.append(str(page + step) if page + step >= 1 else "")
+    return labels
 
 
 def _places(line: Line) -> tuple[tuple[str, int, int], tuple[str, int, int]]:
@@ -115,20 +141,25 @@ def _edge_rows(page: PageLines, outer: float = 0.12) -> dict[Line, str]:
     return found
 
 
-def _lone_page_numbers(pages: list[PageLines], offsets: set[int]) -> set[int]:
+def _lone_page_numbers(
+    pages: list[PageLines], offsets: set[int], folios: dict[int, int]
+) -> set[int]:
     """Ids of the lines `_lone_numbers` finds whose number is the physical page number plus
     an offset they share on two pages or more (and a third of them), or plus one of `offsets`
     (the running heads'): page numbers, not a listing's line number or a figure's label that
     happen to end a page."""
     found = [
-        (int(ln.text.strip()) - page.number, ln)
+        (int(ln.text.strip()) - page.number, page.number, ln)
         for page in pages
         for ln in _lone_numbers(page)
         if ln.text.strip().isdigit()
     ]
-    counts = Counter(offset for offset, _ in found)
+    counts = Counter(offset for offset, _, _ in found)
     least = max(2, len(pages) // 3)
-    return {id(ln) for offset, ln in found if counts[offset] >= least or offset in offsets}
+    kept = [(o, n, ln) for o, n, ln in found if counts[o] >= least or o in offsets]
+    for offset, number, _ in kept:
+        folios.setdefault(number, number + offset)
+    return {id(ln) for _, _, ln in kept}
 
 
 def _lone_numbers(page: PageLines) -> list[Line]:
@@ -154,7 +185,9 @@ def _zone(line: Line, height: float, outer: float = 0.12) -> str:
     return ""
 
 
-def _numbered_rows(pages: list[PageLines]) -> tuple[set[int], set[int]]:
+def _numbered_rows(
+    pages: list[PageLines], folios: dict[int, int] | None = None
+) -> tuple[set[int], set[int]]:
     """Ids of the lines of running heads that carry the printed page number: a page's top
     (or bottom) row, within its outer fifth, ending or starting in a number that is the
     physical page number plus the same offset on at least a third of the pages; and those
@@ -171,6 +204,9 @@ def _numbered_rows(pages: list[PageLines]) -> tuple[set[int], set[int]]:
     counts = Counter((zone, offset) for zone, offset, _ in found)
     least = max(3, len(pages) // 3)
     kept = [(offset, row) for zone, offset, row in found if counts[(zone, offset)] >= least]
+    if folios is not None:
+        for offset, row in kept:
+            folios.setdefault(row[0].page, row[0].page + offset)
     return {id(line) for _, row in kept for line in row}, {offset for offset, _ in kept}
 
 

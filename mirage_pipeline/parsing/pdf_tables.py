@@ -12,6 +12,7 @@ table: its "cells" are long lines.
 from __future__ import annotations
 
 import itertools
+import re
 import statistics
 from dataclasses import dataclass
 
@@ -19,6 +20,7 @@ from mirage_pipeline.parsing.pdf_lines import Line, PageLines, rows_of
 from mirage_pipeline.parsing.pdf_text import Vocabulary, join_text
 
 _MIN_ROWS = 3  # rows with two or more cells
+_WORD = re.compile(r"[^\W\d_]{2,}")
 _MAX_MEDIAN_CELL = 40  # characters: cells are short, lines of running text are not
 _COLUMN_SLACK = 6.0  # points: cells of one column start this close to each other
 
@@ -99,9 +101,20 @@ def _table(page: int, cells: list[list[Line]], words: Vocabulary) -> Table | Non
         return None
     table_rows: list[list[str]] = []
     above: dict[int, Line] = {}  # the last line of each column
+    rights: dict[int, float] = {}  # the right edge of each column of sentences
+    ends: dict[int, list[bool]] = {}
+    for row in cells:
+        for cell in row:
+            slot = _column(cell.x0, edges)
+            rights[slot] = max(rights.get(slot, 0.0), cell.x1)
+            ends.setdefault(slot, []).append(cell.text.rstrip().endswith((".", "!", "?")))
+    for slot, ended in ends.items():
+        if sum(ended) < 0.3 * len(ended):
+            rights[slot] = float("inf")  # labels and phrases: a full line is no wrapped one
     for row in cells:
         slots = [_column(c.x0, edges) for c in row]
-        if table_rows and slots[0] != 0 and len(row) < len(edges):
+        wrapped = table_rows and slots[0] != 0 and len(row) < len(edges)
+        if wrapped or _continues(row, slots, above, rights):
             for slot, cell in zip(slots, row, strict=True):  # a wrapped cell goes on
                 last = above.get(slot)
                 mono = last is not None and last.mono_ends[1] and cell.mono_ends[0]
@@ -115,6 +128,33 @@ def _table(page: int, cells: list[list[Line]], words: Vocabulary) -> Table | Non
         table_rows.append(values)
     text = "\n".join(" | ".join(values).rstrip(" |") for values in table_rows)
     return Table(page=page, text=text, lines=[c for row in cells for c in row])
+
+
+def _continues(
+    row: list[Line], slots: list[int], above: dict[int, Line], rights: dict[int, float]
+) -> bool:
+    """A row that goes on with the one above although its first column is filled too: each
+    of its other cells carries on a cell broken at its column's edge — the line above ended in
+    a broken word, or (in a column of sentences) words filled it to the edge without a
+    sentence's end, and this one goes on in lower case, a digit or a bracket (an option
+    table's "stitching | … По умол-" / "nostitching | чанию …", "… графы 19 по" /
+    "nocolumnsxix | 23. По умолчанию …")."""
+    if len(row) < 2 or slots[0] != 0:
+        return False
+    for slot, cell in zip(slots[1:], row[1:], strict=True):
+        last = above.get(slot)
+        if last is None or slot == 0:
+            return False
+        tail, start = last.text.rstrip(), cell.text.lstrip()[:1]
+        if len(tail) > 1 and tail[-1] == "-" and tail[-2].isalpha() and start.islower():
+            continue
+        words = len(_WORD.findall(tail))
+        filled = last.x1 >= rights[slot] - 2 * last.size and words >= 3
+        if not filled or tail.endswith((".", "!", "?", ":", ";")):
+            return False
+        if not (start.islower() or start.isdigit() or start == "("):
+            return False
+    return True
 
 
 def _columns_of_prose(cells: list[list[Line]], edges: list[float]) -> bool:

@@ -11,6 +11,7 @@ prose around them even within one block.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 import statistics
@@ -86,7 +87,8 @@ def build_tree(
             for heading in starts[i]:
                 while stack[-1].level >= heading.level:
                     stack.pop()
-                section = Section(title=heading.title, level=heading.level, page=heading.page)
+                title = _unbroken(heading.title, builder.vocabulary)
+                section = Section(title=title, level=heading.level, page=heading.page)
                 stack[-1].children.append(section)
                 stack.append(section)
         if i in table_at:
@@ -107,6 +109,8 @@ def build_tree(
             flush()
         paragraph.append(line)
     flush()
+    if front is not None and root.children == [front] and not front.children:
+        root.blocks, root.children = front.blocks, []  # no heading at all: no "Front matter"
     return root
 
 
@@ -168,6 +172,16 @@ def _listing_lines(lines: list[Line]) -> set[int]:
                 if all(line.code for line in row):
                     found.update(id(line) for line in row)
     return found
+
+
+_BROKEN_TITLE = re.compile(r"(?<=[^\W\d_]-) (?=[^\W\d_])")
+
+
+def _unbroken(title: str, vocabulary: Vocabulary) -> str:
+    """A heading's lines joined as a paragraph's are: "… неговите висо- чини" (its lines
+    joined by a space) is "… неговите височини"."""
+    parts = _BROKEN_TITLE.split(title)
+    return functools.reduce(lambda text, part: join_text(text, part, vocabulary), parts)
 
 
 class _Builder:

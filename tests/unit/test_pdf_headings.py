@@ -5,7 +5,8 @@ from __future__ import annotations
 import pymupdf
 
 from mirage_pipeline.parsing import parse_document
-from mirage_pipeline.parsing.model import ParsedDocument, Section
+from mirage_pipeline.parsing.model import Block, ParsedDocument, Section
+from mirage_pipeline.parsing.pdf_contents import drop_contents_section
 
 BODY = (
     "The hierarchy keeps static files apart from variable ones, so that a system can mount "
@@ -249,3 +250,29 @@ def test_front_matter_before_the_outline_gets_its_headings() -> None:
     short = pymupdf.open(stream=_pdf([title_page, pages[1]]))
     short.set_toc([[1, "Chapter 1 Tutorials", 2]])
     assert _levels(parse_document(short.tobytes(), "r.pdf")) == [(1, "Chapter 1 Tutorials")]
+
+
+def test_a_contents_set_as_a_table_without_leaders_is_not_a_section() -> None:
+    """russ.sty's manual prints its contents as two columns, entries and page numbers, no dot
+    leaders: "Оглавление" became a section whose one table matched every question about a
+    chapter's title. A table of other rows, or under another title, stays."""
+    entries = ["1. Использование", "2. Что это даёт?", "3. Список команд", "4. PDF"]
+
+    def tree(rows: str, title: str = "Оглавление") -> Section:
+        root = Section(title="", level=0)
+        root.children = [Section(title=title, level=1, blocks=[Block("table", rows)])]
+        root.children += [
+            Section(title=e, level=1, blocks=[Block("paragraph", BODY)]) for e in entries
+        ]
+        return root
+
+    contents = "\n".join(f"{e} | {n}" for n, e in enumerate(entries, 1))
+    for rows, title, dropped in [
+        (contents, "Оглавление", True),
+        (contents.replace(" | ", " "), "Contents", True),
+        (contents, "Options", False),
+        ("\n".join(f"{e} | {n}" for n, e in enumerate(["a", "b", "c", "d"], 1)), "Contents", False),
+    ]:
+        root = tree(rows, title)
+        assert drop_contents_section(root) is dropped
+        assert [s.title for s in root.children] == ([] if dropped else [title]) + entries

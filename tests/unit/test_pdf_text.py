@@ -129,7 +129,8 @@ def test_two_column_printed_contents_under_the_title_are_dropped() -> None:
 
 def test_a_heading_wrapped_onto_a_block_of_its_own_is_one_heading() -> None:
     """bmstu-examples: a title set on two lines, each a block of its own, made two sections
-    ("… memory allocation in multithreaded" and "applications on Linux"), the first empty."""
+    ("… memory allocation in multithreaded" and "applications on Linux"), the first empty; a
+    word hyphenated there is whole again (pst-eucl's "неговите висо- чини")."""
     body = [
         "The allocator hands out memory from arenas, one for each thread that asks for it,",
         "and gives it back to the arena it came from when the block is freed again.",
@@ -137,9 +138,9 @@ def test_a_heading_wrapped_onto_a_block_of_its_own_is_one_heading() -> None:
     pdf = _pdf(
         [
             [
-                (60, 100, "A study of memory allocation in multithreaded", "hebo", 14),
-                (60, 122, "applications on Linux", "hebo", 14),
-                *_lines(60, 160, body),
+                (60, 100, "A study of memory allocation in multithreaded ap-", "hebo", 14),
+                (60, 122, "plications on Linux", "hebo", 14),
+                *_lines(60, 160, [*body, "Such applications are common."]),
                 (60, 220, "Arenas and threads", "hebo", 14),
                 *_lines(60, 250, body),
             ]
@@ -148,7 +149,7 @@ def test_a_heading_wrapped_onto_a_block_of_its_own_is_one_heading() -> None:
     doc = parse_document(pdf, "memory.pdf")
     titles = [s.title for _, s in doc.root.walk() if s.title]
     assert "A study of memory allocation in multithreaded applications on Linux" in titles
-    assert "applications on Linux" not in titles and "Arenas and threads" in titles
+    assert "plications on Linux" not in titles and "Arenas and threads" in titles
 
 
 def test_running_heads_with_a_section_title_and_a_page_number_are_dropped() -> None:
@@ -552,6 +553,24 @@ def test_printed_page_numbers_come_with_the_physical_ones() -> None:
     assert parse_document(_pdf([_lines(60, 100, [prose] * 9)]), "none.pdf").page_labels == []
 
 
+def test_page_numbers_printed_on_the_pages_label_a_pdf_without_labels() -> None:
+    """pst-eucl's Bulgarian translation has no label tree and prints "3" on its sixth page
+    (a title page and contents before page 1): chunks cited page 30 where the page and the
+    contents say 27. The numbers printed at the foot now label the pages; numbers that are
+    the physical ones give no labels."""
+    prose = "The package draws the figures of Euclidean geometry with PSTricks."
+
+    def book(first: int) -> bytes:
+        pages = [_lines(60, 100, [f"Title page {n} of the book."]) for n in range(first)]
+        for n in range(1, 8):
+            pages.append([*_lines(60, 100, [prose] * 3), (297, 800, str(n), "helv", 10)])
+        return _pdf(pages)
+
+    parsed = parse_document(book(2), "eucl.pdf")
+    assert parsed.page_labels == ["", "", *map(str, range(1, 8))]
+    assert parse_document(book(0), "plain.pdf").page_labels == []
+
+
 def test_page_label_prefixes_written_as_hex_strings_are_decoded() -> None:
     """lshort-ukr gives each range of labels the prefix <FEFF> (an empty UTF-16 string, as a
     hex string), which PyMuPDF returns undecoded: "<FEFF>7" was cited as the printed page.
@@ -562,3 +581,50 @@ def test_page_label_prefixes_written_as_hex_strings_are_decoded() -> None:
     doc.xref_set_key(doc.pdf_catalog(), "PageLabels", labels)
     assert doc[0].get_label() == "<FEFF>i"  # what PyMuPDF gives
     assert parse_document(doc.tobytes(), "ukr.pdf").page_labels == ["i", "ii", "A-1", "1"]
+
+
+def test_a_table_row_whose_cells_wrap_beside_a_second_option_is_one_row() -> None:
+    """eskdx's option tables: two options on two lines beside a description wrapped onto the
+    second — "stitching | … On by de-" / "nostitching | fault the margin is on." — were two
+    rows, the word cut between them; a short cell (a label, a path) still starts a row."""
+    rows = [
+        ("stitching", "Turns the margin for the binding on or off. On by de-"),
+        ("nostitching", "fault the margin is there, as the standard wants."),
+        ("columnviii", "Turns on or off the eighth box of the title block of a"),
+        ("nocolumnviii", "(the number of sheets). By default it is shown."),
+        ("simple", "Same as nocolumnsxix and nocolumnxxxi together."),
+        ("unix", "latin1"),
+        ("mac", "applemac"),
+    ]
+    runs = [(60, 60, "Options of the class", "hebo", 14)]
+    runs += [(60, 90, "Before the table a paragraph of running text.", "helv", 10)]
+    for n, (name, text) in enumerate(rows):
+        runs += [(60, 120 + 13 * n, name, "cour", 10), (160, 120 + 13 * n, text, "helv", 10)]
+    runs += [(60, 240, "After the table the text goes on as one paragraph.", "helv", 10)]
+    blocks = _blocks(parse_document(_pdf([runs]), "eskdx.pdf"))
+    tables = [b.text for b in blocks if b.kind == "table"]
+    assert tables == [
+        "stitching nostitching | Turns the margin for the binding on or off. On by default the"
+        " margin is there, as the standard wants.\n"
+        "columnviii nocolumnviii | Turns on or off the eighth box of the title block of a (the"
+        " number of sheets). By default it is shown.\n"
+        "simple | Same as nocolumnsxix and nocolumnxxxi together.\n"
+        "unix | latin1\n"
+        "mac | applemac"
+    ]
+
+
+def test_a_pdf_without_any_heading_is_not_one_front_matter_section() -> None:
+    """ukrhyph's two pages have no heading the parser can tell: every chunk was cited under
+    "Front matter" (an English label at the head of Ukrainian text) — the text now stands
+    under the document itself, as a Markdown file without headings does."""
+    text = [
+        _lines(60, 80 + 200 * k, [f"Paragraph {k} of a text with no headings at all."])
+        for k in (0, 1)
+    ]
+    doc = parse_document(_pdf([text[0] + text[1]]), "rules.pdf")
+    assert doc.toc() == []
+    assert [b.text for b in doc.root.blocks] == [
+        "Paragraph 0 of a text with no headings at all.",
+        "Paragraph 1 of a text with no headings at all.",
+    ]
