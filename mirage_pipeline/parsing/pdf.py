@@ -28,7 +28,7 @@ from mirage_pipeline.parsing.pdf_lines import (
 from mirage_pipeline.parsing.pdf_notes import find_footnotes
 from mirage_pipeline.parsing.pdf_running import drop_running_lines, printed_labels
 from mirage_pipeline.parsing.pdf_tables import find_tables
-from mirage_pipeline.parsing.pdf_tree import build_tree
+from mirage_pipeline.parsing.pdf_tree import NOTE_MARKS, build_tree
 
 # A PDF where (nearly) no page has text, or with only a few characters per page on average,
 # is a scan, or a broken build with an outline and no body (page numbers and stray URLs only).
@@ -316,7 +316,7 @@ def _page_title(pages: list[PageLines]) -> str:
             if line.size < top - 0.1 or line.y0 - above.y1 > above.y1 - above.y0:
                 break
             big.append(line)
-        text = " ".join(" ".join(line.text for line in big).split())
+        text = " ".join(NOTE_MARKS.sub("", " ".join(line.text for line in big)).split())
         if 3 <= len(text) <= 150:
             return text
     return ""

@@ -175,12 +175,14 @@ def _listing_lines(lines: list[Line]) -> set[int]:
 
 
 _BROKEN_TITLE = re.compile(r"(?<=[^\W\d_]-) (?=[^\W\d_])")
+# a footnote's mark after a word of a title ("Пакет pst-eucl¹"), not a unit's power ("м²")
+NOTE_MARKS = re.compile(r"(?<=[^\W\d_]{3})[⁰¹²³⁴⁵⁶⁷⁸⁹]+(?=[\s,.;:)]|$)")
 
 
 def _unbroken(title: str, vocabulary: Vocabulary) -> str:
     """A heading's lines joined as a paragraph's are: "… неговите висо- чини" (its lines
-    joined by a space) is "… неговите височини"."""
-    parts = _BROKEN_TITLE.split(title)
+    joined by a space) is "… неговите височини"; footnote marks left out."""
+    parts = _BROKEN_TITLE.split(NOTE_MARKS.sub("", title))
     return functools.reduce(lambda text, part: join_text(text, part, vocabulary), parts)
 
 

@@ -628,3 +628,16 @@ def test_a_pdf_without_any_heading_is_not_one_front_matter_section() -> None:
         "Paragraph 0 of a text with no headings at all.",
         "Paragraph 1 of a text with no headings at all.",
     ]
+
+
+def test_footnote_marks_leave_titles_but_powers_stay() -> None:
+    """pst-eucl-bg's title page: "Пакет pst-eucl¹ Евклидова геометрия с PSTricks²" was the
+    book's title in every citation; a unit's power is no footnote."""
+    from mirage_pipeline.parsing.pdf_tree import NOTE_MARKS
+
+    assert NOTE_MARKS.sub("", "Пакет pst-eucl¹ Евклидова геометрия с PSTricks²") == (
+        "Пакет pst-eucl Евклидова геометрия с PSTricks"
+    )
+    assert (
+        NOTE_MARKS.sub("", "Площадь 10 м², объём x³ (Notes¹²)") == "Площадь 10 м², объём x³ (Notes)"
+    )
