@@ -111,7 +111,42 @@ def build_tree(
     flush()
     if front is not None and root.children == [front] and not front.children:
         root.blocks, root.children = front.blocks, []  # no heading at all: no "Front matter"
+    for _, section in root.walk():
+        section.blocks = _continued_code(section.blocks)
     return root
+
+
+# DocBook's (dblatex's) mark of a code line broken to fit: "←" and a hooked arrow its font
+# does not map ("… /etc/apt/sources.list.d/ ←↩" / "    bookworm-backports.sources.list")
+_CONTINUED = re.compile(r"[ \t]*(?:←[ \t]*[\ufffd↩]|↩)[ \t]*\n[ \t]*")
+_CONTINUED_END = re.compile(r"[ \t]*(?:←[ \t]*[\ufffd↩]|↩)[ \t]*$")
+
+
+def _continued_code(blocks: list[Block]) -> list[Block]:
+    """Code lines broken with a continuation mark joined again, also across the block the
+    broken line's indentation started (a command cut in two can be neither run nor found)."""
+    out: list[Block] = []
+    for block in blocks:
+        if block.kind != "code":
+            out.append(block)
+            continue
+        if out and out[-1].kind == "code" and _CONTINUED_END.search(out[-1].text):
+            head = out[-1]
+            text = _CONTINUED_END.sub("", head.text)
+            head.text = text + _glue(text) + block.text.lstrip()
+            head.page_end = block.last_page if block.last_page != head.page else head.page_end
+            block = head
+            out.pop()
+        block.text = _CONTINUED.sub(lambda m: _glue(m.string[: m.start()]), block.text)
+        out.append(block)
+    return out
+
+
+def _glue(before: str) -> str:
+    """What joins a broken code line to its rest: nothing inside a path, an address or an
+    option ("sources.list.d/" + "bookworm…", "44:55:" + "ff"), else a space (the mark's
+    layout hides whether the break was at one: "non-free-firmware" + "contrib")."""
+    return "" if before.rstrip()[-1:] in "/:=,-." else " "
 
 
 def _same_paragraph(

@@ -641,3 +641,45 @@ def test_footnote_marks_leave_titles_but_powers_stay() -> None:
     assert (
         NOTE_MARKS.sub("", "Площадь 10 м², объём x³ (Notes¹²)") == "Площадь 10 м², объём x³ (Notes)"
     )
+
+
+def test_code_lines_broken_with_a_continuation_mark_are_joined() -> None:
+    """dblatex breaks a long command with "←" and a hooked arrow its font does not map (U+FFFD),
+    the rest indented on the next line — a block of its own: "… sources.list.d/ ←�" and
+    "    bookworm-backports.sources.list". Seven commands of the Debian Edu manual; a break at a
+    space keeps one ("non-free-firmware" / "contrib")."""
+    from mirage_pipeline.parsing.pdf_tree import _continued_code
+
+    blocks = [
+        Block("paragraph", "Using backports is simple:", page=79),
+        Block(
+            "code",
+            'echo "deb http://deb.debian.org/debian/" > /etc/apt/sources.list.d/ ←\ufffd',
+            page=79,
+        ),
+        Block("code", "    bookworm-backports.sources.list\napt update", page=80),
+        Block("code", "id ether 22:11:33:44:55: ←\ufffd\n    ff.\nA ←\nB", page=80),
+        Block(
+            "code", "deb http://deb.debian.org/debian/ sid main non-free-firmware ←\ufffd", page=80
+        ),
+        Block("code", "    contrib non-free", page=80),
+        Block("paragraph", "After which one can install backported packages.", page=80),
+    ]
+    assert [(b.kind, b.text, b.page, b.page_end) for b in _continued_code(blocks)] == [
+        ("paragraph", "Using backports is simple:", 79, None),
+        (
+            "code",
+            'echo "deb http://deb.debian.org/debian/" > /etc/apt/sources.list.d/'
+            "bookworm-backports.sources.list\napt update",
+            79,
+            80,
+        ),
+        ("code", "id ether 22:11:33:44:55:ff.\nA ←\nB", 80, None),
+        (
+            "code",
+            "deb http://deb.debian.org/debian/ sid main non-free-firmware contrib non-free",
+            80,
+            None,
+        ),
+        ("paragraph", "After which one can install backported packages.", 80, None),
+    ]
