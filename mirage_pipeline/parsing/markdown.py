@@ -51,6 +51,7 @@ _LOCAL_LINKS = re.compile(
 _CONTENTS_TITLE = re.compile(
     r"\W*(?:table of contents|contents|содержание|оглавление|зміст)\W*", re.IGNORECASE
 )
+_HTML_BLOCK_TAGS = re.compile(r"<(?:table|div|p|ul|ol|dl|details|blockquote|pre|h[1-6])\b", re.I)
 _ATTRIBUTES = re.compile(r"\s*\{:?\s*[#.][^{}]*\}\s*$")  # Python-Markdown's, pandoc's
 _CODE_SPAN = re.compile(r"(`+)(?:.|\n)*?(?<!`)\1(?!`)")
 
@@ -154,7 +155,7 @@ def _html_blocks(raw: str) -> list[tuple[str, str]]:
     as "a | b" lines (a README's or a converted page's `<table>`, which read as tags and cells
     cut at the source's line breaks), paragraphs, lists, headings as paragraphs; comments,
     scripts and navigation left out. Markup that does not parse is stripped of its tags."""
-    if not re.search(r"<(?:table|div|p|ul|ol|dl|details|blockquote|pre|h[1-6])\b", raw, re.I):
+    if not _HTML_BLOCK_TAGS.search(raw):
         return [("html", _without_markup(raw).strip("\n"))]
     events = read_xhtml(f"<div>{_COMMENT.sub('', raw)}</div>".encode()).events
     found = [

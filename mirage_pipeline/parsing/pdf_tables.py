@@ -103,16 +103,15 @@ def _table(page: int, cells: list[list[Line]], words: Vocabulary) -> Table | Non
     above: dict[int, Line] = {}  # the last line of each column
     rights: dict[int, float] = {}  # the right edge of each column of sentences
     ends: dict[int, list[bool]] = {}
-    for row in cells:
-        for cell in row:
-            slot = _column(cell.x0, edges)
+    row_slots = [[_column(c.x0, edges) for c in row] for row in cells]
+    for row, slots in zip(cells, row_slots, strict=True):
+        for slot, cell in zip(slots, row, strict=True):
             rights[slot] = max(rights.get(slot, 0.0), cell.x1)
             ends.setdefault(slot, []).append(cell.text.rstrip().endswith((".", "!", "?")))
     for slot, ended in ends.items():
         if sum(ended) < 0.3 * len(ended):
             rights[slot] = float("inf")  # labels and phrases: a full line is no wrapped one
-    for row in cells:
-        slots = [_column(c.x0, edges) for c in row]
+    for row, slots in zip(cells, row_slots, strict=True):
         wrapped = table_rows and slots[0] != 0 and len(row) < len(edges)
         if wrapped or _continues(row, slots, above, rights):
             for slot, cell in zip(slots, row, strict=True):  # a wrapped cell goes on

@@ -37,7 +37,7 @@ class Contents:
     runs: set[int] = field(default_factory=set)
     keys: set[tuple[str, str]] = field(default_factory=set)
     titles: set[str] = field(default_factory=set)  # entries without a number
-    depths: dict[str, int] = field(default_factory=dict)  # a nested list's titles → depth
+    depths: dict[str, int] = field(default_factory=dict)  # a nested bulleted list's, by depth
 
 
 def norm(text: str) -> str:
@@ -73,10 +73,11 @@ def find_contents(runs: list[Run]) -> Contents:
     found = Contents()
     for i, run in enumerate(runs):
         nested = _nested_list(run.lines)
+        if not nested:
+            continue
         later = {text for j, text in short if j > i}
-        if nested and sum(title in later for title in nested) >= max(4, 0.6 * len(nested)):
+        if sum(title in later for title in nested) >= max(4, 0.6 * len(nested)):
             found.runs.add(i)
-            found.titles.update(nested)
             for title, depth in nested.items():
                 found.depths.setdefault(title, depth)
     for indexes, lines in _blocks(runs):

@@ -62,9 +62,9 @@ _WORD_AFTER = re.compile(r"[\u0400-\u04ff]+(?:-[\u0400-\u04ff]+)*")
 
 def _unstressed(match: re.Match[str]) -> str:
     """ "" for the accent, and the space a PDF set before it inside a word ("з ´о-шит", "словн
-    ´ик"); a space between words stays: before a letter that is a word of its own (Bulgarian
-    "документацията ´и" is "… ѝ"), or between two words the dictionary knows that are not one
-    ("слово ´эхо")."""
+    ´ик", "ходж ´у", "ш ´ия", "бай- ´ок"); a space between words stays: before a one-letter
+    word after a word ending in a vowel (Bulgarian "документацията ´и" is "… ѝ"), or between
+    two words of two letters or more the dictionary knows that are not one ("слово ´эхо")."""
     if not match[0].startswith(" "):
         return ""
     text = match.string
