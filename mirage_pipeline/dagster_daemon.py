@@ -17,6 +17,10 @@ to `KEEP_CODE_SERVER_SECONDS`, and starts a new one within a minute when it died
 with no server of the daemon's own (the Helm chart's code location is a server of its own)
 refreshes at Dagster's pace, so a redeployed code location is still picked up within a minute.
 
+Where the daemon sees the documents folder (the local stack), its sensor loop waits between
+looks until the folder changes, up to 5 s (mirage_pipeline/dagster_wakeup.py): an idle stack
+no longer pays Dagster's cost of a sensor tick every second.
+
     python -m mirage_pipeline.dagster_daemon run -w workspace.yaml
 """
 
@@ -62,7 +66,8 @@ def main() -> int:
     from dagster._daemon.cli import main as daemon_main
     from dagster._grpc import server
 
-    from mirage_pipeline import dagster_code_server, dagster_dequeue
+    from mirage_pipeline import dagster_code_server, dagster_dequeue, dagster_wakeup
+    from mirage_pipeline.settings import Settings
 
     # the daemon's code server, which starts the runs, starts them from a preloaded fork server
     if hasattr(server, "get_python_environment_entry_point"):
@@ -83,6 +88,8 @@ def main() -> int:
         )
     if hasattr(sensor, "MIN_INTERVAL_LOOP_TIME"):
         sensor.MIN_INTERVAL_LOOP_TIME = SENSOR_LOOP_SECONDS
+        # a folder this process cannot see (the Helm chart's daemon): a look every second
+        dagster_wakeup.install(Settings.from_env().documents_dir)
     else:
         warnings.warn(
             "this Dagster has no MIN_INTERVAL_LOOP_TIME: sensors tick at Dagster's own pace",
