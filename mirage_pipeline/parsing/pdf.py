@@ -6,6 +6,7 @@ numbers removed, footnotes set apart and line-end hyphenation undone."""
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 import pymupdf
 
@@ -156,13 +157,25 @@ def _parse(doc: pymupdf.Document, name: str) -> ParsedDocument:
 def _front_headings(
     lines: list[Line], outline: list[Heading], body: float, cells: frozenset[int]
 ) -> list[Heading]:
-    """Headings from typography in the text before the outline's first entry, when there is
-    more of it than a title page: DocBook's outlines start at chapter 1, and the preface's
-    own headings ("Disclaimer", "About this document") were all "Front matter"."""
+    """Headings from typography in the text before the outline's first entry: DocBook's
+    outlines start at chapter 1, and the preface's own headings ("Disclaimer", "About this
+    document") were all "Front matter". When that text is no more than a title page's, only
+    the lines set as the outline's top-level headings are, at that level (a `\\section*`
+    "Введение" the outline leaves out; a title page's author and date can share the size of
+    a subsection, not of a section)."""
     first = min((h.start for h in outline), default=0)
-    if sum(len(line.text) for line in lines[:first]) < _FRONT_TEXT:
-        return []
-    return detect_headings(lines[:first], body, cells)
+    found = detect_headings(lines[:first], body, cells) if first else []
+    if sum(len(line.text) for line in lines[:first]) >= _FRONT_TEXT:
+        return found
+    placed = [h for h in outline if h.lines]
+    top = min((h.level for h in placed), default=0)
+    styles = {_style(lines[h.lines[0]]) for h in placed if h.level == top}
+    styles = {(size, bold) for size, bold in styles if bold or size > body + 0.5}
+    return [replace(h, level=top) for h in found if _style(lines[h.lines[0]]) in styles]
+
+
+def _style(line: Line) -> tuple[float, bool]:
+    return round(line.size, 1), line.bold
 
 
 def _page_labels(doc: pymupdf.Document) -> list[str]:

@@ -252,6 +252,31 @@ def test_front_matter_before_the_outline_gets_its_headings() -> None:
     assert _levels(parse_document(short.tobytes(), "r.pdf")) == [(1, "Chapter 1 Tutorials")]
 
 
+def test_a_short_front_keeps_headings_set_as_the_outlines_top_level() -> None:
+    """churchslavonic's manual: "Введение" (`\\section*`, left out of the outline) on the page
+    before section 1, in the outline's top-level style, is a section at that level; the
+    title page's author, set as large as a subsection, stays text (English here: the test's
+    font has no Cyrillic)."""
+    title_page = [
+        ("The churchslavonic package", 20, False, 0),
+        ("Aleksandr Andreev", 12, False, 12),
+        ("Introduction", 14, False, 20),
+        *_body(2, 8),
+    ]
+    chapter = [("1. Using the package", 14, False, 0), *_body(3, 8)]
+    chapter += [("1.1. Options", 12, False, 12), *_body(3, 8)]
+    doc = pymupdf.open(stream=_pdf([title_page, chapter]))
+    doc.set_toc([[1, "1. Using the package", 2], [2, "1.1. Options", 2]])
+    parsed = parse_document(doc.tobytes(), "churchslavonic.pdf")
+    assert _levels(parsed) == [
+        (1, "Introduction"),
+        (1, "1. Using the package"),
+        (2, "1.1. Options"),
+    ]
+    assert BODY.split()[0] in _sections(parsed)["Introduction"].blocks[0].text
+    assert "Aleksandr Andreev" in " ".join(b.text for b in _sections(parsed)["Front matter"].blocks)
+
+
 def test_a_contents_set_as_a_table_without_leaders_is_not_a_section() -> None:
     """russ.sty's manual prints its contents as two columns, entries and page numbers, no dot
     leaders: "Оглавление" became a section whose one table matched every question about a
