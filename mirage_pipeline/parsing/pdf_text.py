@@ -34,6 +34,7 @@ _COMPOUND_PART_MIN = 3  # letters in each half of a compound told by its halves
 _COMPOUND_MIN = 10  # letters in both: "program-specific", not "any-thing"
 # A URL or a path: what a line may end with when it breaks one.
 _URL = re.compile(r"^(?:[a-z][a-z0-9+.-]*://|www\.)\S*$", re.IGNORECASE)
+_SCHEME_END = re.compile(r"(?:^|[\s(<«\"'])(?:https?|ftp|file):$", re.IGNORECASE)
 _PATH = re.compile(r"^[\w.~$<>%+-]*(?:/[\w.~$<>%+-]*)+$")
 _OPENING = "(<[«\"'“‘"
 _CLOSING = ".,;:!?)]>»\"'”’"
@@ -97,6 +98,8 @@ def join_text(text: str, part: str, vocabulary: Vocabulary, mono: bool = False) 
         return part
     if not part:
         return text
+    if text[-1] == ":" and part.startswith("//") and _SCHEME_END.search(text):
+        return text + part  # "https:" + "//tug.org/tds"
     if text[-1] not in "-\u00ad/.":  # most line ends: a word, a comma
         return f"{text} {part}"
     if (
@@ -145,6 +148,10 @@ def _keeps_hyphen(text: str, part: str, vocabulary: Vocabulary, mono: bool) -> b
     left_word = left_token.rsplit("-", 1)[-1]
     right_word = right_token.split("-", 1)[0]
     folded_left, folded_right = left_word.casefold(), right_word.casefold()
+    if _two_scripts(folded_left, folded_right):
+        return True  # "Unix-" + "версия", "PDF-" + "файл": a compound, never a break
+    if _russian_compound(folded_left, folded_right, vocabulary):
+        return True  # "функциями-" + "обработчиками"
     if f"{left_token}-{right_token}".casefold() in vocabulary.tokens():
         return True  # the document writes it so elsewhere
     if folded_left + folded_right in vocabulary.words():
@@ -165,6 +172,34 @@ def _keeps_hyphen(text: str, part: str, vocabulary: Vocabulary, mono: bool) -> b
         ):
             return True  # "program-specific": both halves are words of the document
     return bool(_REAL_HYPHEN.search(tail))
+
+
+def _russian_compound(left: str, right: str, vocabulary: Vocabulary) -> bool:
+    """Two Russian words the document writes elsewhere and the dictionary knows, whose join it
+    does not know, long enough not to be a word cut in two by chance: "функциями-обработчиками"
+    broken at its hyphen (not "вы-" + "полняется"; not Bulgarian "век-" + "торите")."""
+    if min(len(left), len(right)) < _COMPOUND_PART_MIN or len(left) + len(right) < _COMPOUND_MIN:
+        return False
+    words = vocabulary.words()
+    return (
+        bool(_CYRILLIC.fullmatch(left) and _CYRILLIC.fullmatch(right))
+        and left in words
+        and right in words
+        and known_word(left)
+        and known_word(right)
+        and not known_word(left + right)
+    )
+
+
+def _two_scripts(left: str, right: str) -> bool:
+    """One word Latin, the other Cyrillic (each two letters or more)."""
+    return (
+        bool(
+            (_LATIN.fullmatch(left) and _CYRILLIC.fullmatch(right))
+            or (_CYRILLIC.fullmatch(left) and _LATIN.fullmatch(right))
+        )
+        and min(len(left), len(right)) >= 2
+    )
 
 
 def _continues_link(text: str, part: str, mono: bool) -> bool:

@@ -31,6 +31,10 @@ _CODE_STEP_MAX = 2.5  # … of one code listing (a blank line in it)
 _COLUMN_SLACK = 5.0  # font sizes an indented line may stand off the line above it
 _FULL_LINE_CHARS = 30  # a line shorter than this is not taken to fill the measure
 _MONO_ADVANCE = 0.55  # width of a monospaced character, in font sizes
+# a list item's mark: the item starts a paragraph even inside the block of the one before
+# (a tight LaTeX itemize: texlive-ru's "• Английский: … • Итальянский: …" was one paragraph);
+# not "·" or "∙", which also stand between a contents entry and its page, or in "· · ·"
+_ITEM_MARK = re.compile(r"[•◦▪▫‣⁃●○■□►▸▹➢➤✓✔]\s")
 
 
 def build_tree(
@@ -158,7 +162,8 @@ def _same_paragraph(
     end (a Russian sentence goes on with "INSTEAD", "Windows", "LATEX" as often as an English
     one with a name) — the page's margin, or the paragraph's own right edge when it is set
     narrower (a boxed or indented note, each line its own block): the line before or after
-    ends where it does. Not with a bullet, a digit or a bracket: a list or a listing."""
+    ends where it does. Not with a bullet, a digit or a bracket: a list or a listing; a
+    bullet's item starts a paragraph of its own even in the block of the lines above."""
     last = paragraph[-1]
     code = id(line) in listing
     if code != (id(last) in listing):
@@ -167,6 +172,8 @@ def _same_paragraph(
         return line.block == last.block and (
             line.y0 - last.y0 < 0.5 * last.size or abs(line.x0 - last.x0) < last.size
         )
+    if not code and _ITEM_MARK.match(line.text):
+        return False
     if line.block == last.block:
         return True
     if line.page != last.page:
@@ -174,14 +181,22 @@ def _same_paragraph(
     step = line.y0 - last.y0
     if code:
         return 0 < step <= _CODE_STEP_MAX * last.size
+    hyphenated = line.text[:1].islower() and bool(_HYPHENATED.search(last.text))
+    start = last.x0
+    if hyphenated:  # a justified line may come in pieces ("строками," … "функциями-" on one
+        # row): a word broken at its end goes on at the row's start, not its last piece's
+        start = min(
+            (ln.x0 for ln in paragraph[-8:] if ln.page == last.page and abs(ln.y0 - last.y0) < 1),
+            default=last.x0,
+        )
     if not (
         line.text[:1].isalpha()
         and abs(line.size - last.size) <= 0.5
         and 0 < step <= _LINE_STEP_MAX * last.size
-        and abs(line.x0 - last.x0) <= _COLUMN_SLACK * last.size
+        and abs(line.x0 - start) <= _COLUMN_SLACK * last.size
     ):
         return False
-    if line.text[:1].islower() and _HYPHENATED.search(last.text):
+    if hyphenated:
         return True
     margin = margins[(last.page, round(last.size))]
     full = last.x1 >= margin - last.size or (

@@ -9,6 +9,7 @@ import pytest
 from mirage_pipeline.chunking import ChunkingPolicy, chunk_document
 from mirage_pipeline.parsing import parse_document
 from mirage_pipeline.parsing.model import Block, ParsedDocument
+from mirage_pipeline.parsing.pdf_lines import Line
 from mirage_pipeline.parsing.pdf_text import Vocabulary, join_text
 
 # A run of text: (x, baseline y, text, font, size). Runs on one baseline make one line, as
@@ -408,6 +409,28 @@ def test_bullet_lines_are_list_items_not_headings() -> None:
     assert [b.text for b in annex.blocks][2:4] == ["· ldconfig", "· sln"]
 
 
+def test_bullet_items_in_the_block_of_the_lines_above_are_paragraphs_of_their_own() -> None:
+    """texlive-ru's tight itemize: the items, without space between them, came in the block
+    of the sentence that introduces them and were one paragraph ("• Английский: … •
+    Итальянский: …"); an item's wrapped line still goes on with it."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    page.insert_font(fontname="F0", fontbuffer=pymupdf.Font("cjk").buffer)  # it has "•"
+    lines = [
+        "Optional files for this directory:",
+        "• ldconfig, the dynamic linker's cache,",
+        "• sln, a static ln",
+        "that is useful when things go wrong.",
+    ]
+    for i, text in enumerate(lines):
+        page.insert_text((80, 130 + 12 * i), text, fontsize=10, fontname="F0")
+    assert [b.text for b in _blocks(parse_document(doc.tobytes(), "fhs.pdf"))] == [
+        "Optional files for this directory:",
+        "• ldconfig, the dynamic linker's cache,",
+        "• sln, a static ln that is useful when things go wrong.",
+    ]
+
+
 def test_code_listing_keeps_its_lines_apart_from_the_prose_after_it() -> None:
     """GNU standards: "… } return ++x + bar (); } We find it easier to read …" was one
     paragraph: the listing's last lines share a PyMuPDF block with the prose after it."""
@@ -495,6 +518,29 @@ def test_a_boxed_note_set_narrower_than_the_page_is_one_paragraph() -> None:
     assert blocks[-1] == " ".join(note)
 
 
+def test_a_justified_line_in_pieces_goes_on_in_the_next_block() -> None:
+    """stead3's manual: a justified line PyMuPDF hands over in pieces ("строками," …
+    "функциями-" far to the right), the next line in a block of its own: the paragraph goes on
+    from where the row starts, not from its last piece (it was cut at "функциями-")."""
+    size = 10
+    first = "The attributes of an object are usually plain text strings, numbers or"
+    width = pymupdf.get_text_length(first, fontname="helv", fontsize=size)
+    runs: list[Run] = [(60, 100, first, "helv", size)]
+    pieces = ["tables,", "lists", "or", "func-"]
+    widths = [pymupdf.get_text_length(w, fontname="helv", fontsize=size) for w in pieces]
+    gap = (width - sum(widths)) / (len(pieces) - 1)
+    x = 60.0
+    for piece, piece_width in zip(pieces, widths, strict=True):
+        runs.append((x, 114.5, piece, "helv", size))
+        x += piece_width + gap
+    runs.append((60, 133, "tions that return them when the game asks.", "helv", size))
+    pdf = _pdf([runs])
+    assert len(pymupdf.open(stream=pdf)[0].get_text("dict")["blocks"]) == 2
+    assert [b.text for b in _blocks(parse_document(pdf, "stead.pdf"))] == [
+        f"{first} tables, lists or functions that return them when the game asks."
+    ]
+
+
 @pytest.mark.parametrize(
     ("left", "right", "joined"),
     [
@@ -524,10 +570,36 @@ def test_a_boxed_note_set_narrower_than_the_page_is_one_paragraph() -> None:
         ("ОСНОВНЫЕ ПОЛО-", "ЖЕНИЯ И ТЕРМИНЫ", "ОСНОВНЫЕ ПОЛОЖЕНИЯ И ТЕРМИНЫ"),
         ("ИЗ-", "ЗА ЭТОГО", "ИЗ-ЗА ЭТОГО"),
         ("FHS-", "COMPLIANT", "FHS-COMPLIANT"),
+        ("игры в каталоге. Unix-", "версия ищет", "игры в каталоге. Unix-версия ищет"),
+        ("открыть PDF-", "файл", "открыть PDF-файл"),
+        ("например, при-", "мер", "например, пример"),
+        ("настроек вы-", "полняется", "настроек выполняется"),
+        ("see https:", "//tug.org/tds", "see https://tug.org/tds"),
+        ("(https:", "//tug.org)", "(https://tug.org)"),
+        ("the scheme:", "//not a link", "the scheme: //not a link"),
     ],
 )
 def test_line_joins(left: str, right: str, joined: str) -> None:
     assert join_text(left, right, Vocabulary([])) == joined
+
+
+def test_a_russian_compound_broken_at_its_hyphen_keeps_it() -> None:
+    """stead3's "функциями-" + "обработчиками": two words the document writes apart and the
+    dictionary knows, their join a word of neither; a word of the dictionary ("при-" + "мер")
+    or a short pair is joined."""
+    elsewhere = [
+        Line(1, i, 60, 100 + 12 * i, 110 + 12 * i, text, 10, False, False)
+        for i, text in enumerate(["атрибуты могут быть функциями", "вызываются обработчиками"])
+    ]
+    vocabulary = Vocabulary(elsewhere)
+    assert (
+        join_text("строками, функциями-", "обработчиками и", vocabulary)
+        == "строками, функциями-обработчиками и"
+    )
+    assert join_text("строками, функциями-", "обработчиками и", Vocabulary([])) == (
+        "строками, функциямиобработчиками и"  # halves the document never writes: a break
+    )
+    assert join_text("например, при-", "мер", vocabulary) == "например, пример"
 
 
 def test_printed_page_numbers_come_with_the_physical_ones() -> None:
