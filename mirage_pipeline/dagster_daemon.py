@@ -17,11 +17,13 @@ to `KEEP_CODE_SERVER_SECONDS`, and starts a new one within a minute when it died
 with no server of the daemon's own (the Helm chart's code location is a server of its own)
 refreshes at Dagster's pace, so a redeployed code location is still picked up within a minute.
 
-Where the daemon sees the documents folder (the local stack), its sensor loop waits between
-looks until the folder changes, up to 5 s (mirage_pipeline/dagster_wakeup.py): an idle stack
-no longer pays Dagster's cost of a sensor tick every second.
+Started with `--watch-documents` (`mirage up`: the daemon, its code location and the documents
+folder on one machine), its sensor loop waits between looks until the folder changes, up to 5 s
+(mirage_pipeline/dagster_wakeup.py): an idle stack no longer pays Dagster's cost of a sensor
+tick every second. The Helm chart's daemon, whose pod does not mount the documents volume (its
+image has an empty folder of that name), goes without it.
 
-    python -m mirage_pipeline.dagster_daemon run -w workspace.yaml
+    python -m mirage_pipeline.dagster_daemon run -w workspace.yaml [--watch-documents]
 """
 
 import sys
@@ -67,7 +69,12 @@ def main() -> int:
     from dagster._grpc import server
 
     from mirage_pipeline import dagster_code_server, dagster_dequeue, dagster_wakeup
+    from mirage_pipeline.names import DAEMON_WATCH_FLAG
     from mirage_pipeline.settings import Settings
+
+    watch = DAEMON_WATCH_FLAG in sys.argv
+    if watch:
+        sys.argv.remove(DAEMON_WATCH_FLAG)
 
     # the daemon's code server, which starts the runs, starts them from a preloaded fork server
     if hasattr(server, "get_python_environment_entry_point"):
@@ -88,8 +95,10 @@ def main() -> int:
         )
     if hasattr(sensor, "MIN_INTERVAL_LOOP_TIME"):
         sensor.MIN_INTERVAL_LOOP_TIME = SENSOR_LOOP_SECONDS
-        # a folder this process cannot see (the Helm chart's daemon): a look every second
-        dagster_wakeup.install(Settings.from_env().documents_dir)
+        if watch and dagster_wakeup.install(Settings.from_env().documents_dir) is None:
+            warnings.warn(
+                "the documents folder cannot be watched: a look every second", stacklevel=1
+            )
     else:
         warnings.warn(
             "this Dagster has no MIN_INTERVAL_LOOP_TIME: sensors tick at Dagster's own pace",

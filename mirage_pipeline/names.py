@@ -15,6 +15,11 @@ BATCH_TAG = "mirage/batch"  # how many documents a batched run indexes
 RETRY_TAG = "mirage/retry"  # the automatic retry a run is (healing.py)
 REINDEX_TAG = "mirage/reindex"  # the re-index request a run answers
 
+# `mirage up` starts the daemon with this flag: it shares the documents folder with the code
+# location that scans it, so its sensor loop may wait for the folder's changes
+# (dagster_wakeup.py); the Helm chart's daemon, on a pod of its own, ticks every second.
+DAEMON_WATCH_FLAG = "--watch-documents"
+
 # The bundled embedder (MIRAGE_EMBEDDER's default) and the size of its vectors.
 BUNDLED_EMBEDDER = "local:multilingual-e5-small"
 BUNDLED_DIMENSION = 384

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import mirage_pipeline
+from mirage_pipeline.names import DAEMON_WATCH_FLAG
 from mirage_query.children import (
     Child,
     StackError,
@@ -174,8 +175,17 @@ def _commands(settings: ServiceSettings) -> dict[str, list[str]]:
     port = str(settings.dagster_port)
     return {
         "dagster-webserver": [webserver, "-h", "127.0.0.1", "-p", port, "-w", workspace],
-        # the daemon with a sensor loop of 1 s instead of 5 s (mirage_pipeline/dagster_daemon.py)
-        "dagster-daemon": [sys.executable, "-m", DAEMON_MODULE, "run", "-w", workspace],
+        # the daemon with a sensor loop of 1 s instead of 5 s, idle while the documents folder
+        # does not change (mirage_pipeline/dagster_daemon.py)
+        "dagster-daemon": [
+            sys.executable,
+            "-m",
+            DAEMON_MODULE,
+            "run",
+            "-w",
+            workspace,
+            DAEMON_WATCH_FLAG,
+        ],
         "query-service": [sys.executable, "-m", "mirage_query", "serve"],
     }
 

@@ -3,6 +3,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -13,6 +16,8 @@ from dagster._daemon import daemon, sensor
 
 from mirage_pipeline import dagster_wakeup
 from mirage_pipeline.dagster_wakeup import FolderChanges, IdleWait
+from mirage_pipeline.names import DAEMON_WATCH_FLAG
+from mirage_query.stack import _commands
 
 pytestmark = pytest.mark.integration
 
@@ -119,3 +124,25 @@ def test_dagsters_sensor_loop_looks_again_when_the_folder_changes(
         worker.join(10)
         changes.stop()
     assert not worker.is_alive()
+
+
+def test_the_local_stack_asks_its_daemon_to_watch_and_dagster_never_sees_the_flag(
+    tmp_path: Path,
+) -> None:
+    """`mirage up` starts the daemon with the flag; the daemon takes it off its arguments
+    before Dagster's command line reads them (an unknown option would stop it)."""
+    from mirage_query.settings import ServiceSettings
+
+    daemon_command = _commands(ServiceSettings.from_env({"MIRAGE_HOME": str(tmp_path)}))
+    assert DAEMON_WATCH_FLAG in daemon_command["dagster-daemon"]
+    env = {**os.environ, "MIRAGE_DOCUMENTS_DIR": str(tmp_path)}
+    for extra in ([DAEMON_WATCH_FLAG], []):
+        done = subprocess.run(
+            [sys.executable, "-m", "mirage_pipeline.dagster_daemon", "run", *extra, "--help"],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert done.returncode == 0, done.stderr
+        assert "--workspace" in done.stdout
