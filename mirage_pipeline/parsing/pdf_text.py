@@ -150,8 +150,6 @@ def _keeps_hyphen(text: str, part: str, vocabulary: Vocabulary, mono: bool) -> b
     folded_left, folded_right = left_word.casefold(), right_word.casefold()
     if _two_scripts(folded_left, folded_right):
         return True  # "Unix-" + "версия", "PDF-" + "файл": a compound, never a break
-    if _russian_compound(folded_left, folded_right, vocabulary):
-        return True  # "функциями-" + "обработчиками"
     if f"{left_token}-{right_token}".casefold() in vocabulary.tokens():
         return True  # the document writes it so elsewhere
     if folded_left + folded_right in vocabulary.words():
@@ -163,31 +161,31 @@ def _keeps_hyphen(text: str, part: str, vocabulary: Vocabulary, mono: bool) -> b
     if _LATIN.fullmatch(folded_left) and _LATIN.fullmatch(folded_right):
         if "-" in left_token:
             return True  # "vcs-to-changelog"
-        words = vocabulary.words()
-        if (
-            min(len(left_word), len(right_word)) >= _COMPOUND_PART_MIN
-            and len(left_word) + len(right_word) >= _COMPOUND_MIN
-            and folded_left in words
-            and folded_right in words
-        ):
+        if _halves_are_words(folded_left, folded_right, vocabulary):
             return True  # "program-specific": both halves are words of the document
+    elif (
+        _CYRILLIC.fullmatch(folded_left)
+        and _CYRILLIC.fullmatch(folded_right)
+        and _halves_are_words(folded_left, folded_right, vocabulary)
+        and known_word(folded_left)
+        and known_word(folded_right)
+        and not known_word(folded_left + folded_right)
+    ):
+        # "функциями-обработчиками": the dictionary knows each half, not their join (not
+        # "вы-" + "полняется", too short; not Bulgarian "век-" + "торите")
+        return True
     return bool(_REAL_HYPHEN.search(tail))
 
 
-def _russian_compound(left: str, right: str, vocabulary: Vocabulary) -> bool:
-    """Two Russian words the document writes elsewhere and the dictionary knows, whose join it
-    does not know, long enough not to be a word cut in two by chance: "функциями-обработчиками"
-    broken at its hyphen (not "вы-" + "полняется"; not Bulgarian "век-" + "торите")."""
-    if min(len(left), len(right)) < _COMPOUND_PART_MIN or len(left) + len(right) < _COMPOUND_MIN:
-        return False
+def _halves_are_words(left: str, right: str, vocabulary: Vocabulary) -> bool:
+    """Both halves of a word broken at a hyphen are words the document writes elsewhere, long
+    enough not to be a word cut in two by chance."""
     words = vocabulary.words()
     return (
-        bool(_CYRILLIC.fullmatch(left) and _CYRILLIC.fullmatch(right))
+        min(len(left), len(right)) >= _COMPOUND_PART_MIN
+        and len(left) + len(right) >= _COMPOUND_MIN
         and left in words
         and right in words
-        and known_word(left)
-        and known_word(right)
-        and not known_word(left + right)
     )
 
 
