@@ -103,7 +103,8 @@ class NaiveIndex:
 
     def add(self, name: str, text: str) -> None:
         parts = windows(text)
-        digest = hashlib.sha256("\x1e".join(parts).encode()).hexdigest()[:24]
+        revision = getattr(self.embedder, "revision", None) or ""  # the same embedder's vectors
+        digest = hashlib.sha256((revision + "\x1e" + "\x1e".join(parts)).encode()).hexdigest()[:24]
         cached = self.cache / f"naive-{digest}.npy"
         if cached.exists():
             vectors = np.load(cached)

@@ -69,11 +69,14 @@ def index_documents(url: str, embedder, docs: dict[str, tuple[Path, object]]) ->
             delete_document(conn, project=PROJECT, path=gone)
     for name, (path, doc) in docs.items():
         chunks = chunk_document(doc, embedder.count_tokens, policy)
-        # keyed by what is stored: a changed parser or chunker re-indexes, nothing else does
+        # keyed by what is stored: a changed parser, chunker or embedder re-indexes, nothing else
         digest = hashlib.sha256(
             "\x1e".join(
-                f"{c.embed_text}\x1f{c.lang}\x1f{c.structure}\x1f{c.lemmas}\x1f{c.parts}"
-                for c in chunks
+                [getattr(embedder, "revision", None) or "", _centroids_digest()]
+                + [
+                    f"{c.embed_text}\x1f{c.lang}\x1f{c.structure}\x1f{c.lemmas}\x1f{c.parts}"
+                    for c in chunks
+                ]
             ).encode()
         ).hexdigest()
         if done.get(name) == digest:
@@ -105,11 +108,23 @@ def index_documents(url: str, embedder, docs: dict[str, tuple[Path, object]]) ->
         conn.commit()
 
 
+def _centroids_digest() -> str:
+    """The language centroids the stored vectors are centred with (embedders/centering.py)."""
+    from mirage_pipeline.embedders.centering import CENTROIDS_FILE
+
+    return (
+        hashlib.sha256(CENTROIDS_FILE.read_bytes()).hexdigest() if CENTROIDS_FILE.exists() else ""
+    )
+
+
 def _cached_vectors(texts: list[str], embedder, name: str) -> np.ndarray:
-    """Vectors by text hash, one .npy per text set (a re-chunked book re-embeds its new texts)."""
+    """Vectors by text hash, one .npy per text (a re-chunked book re-embeds its new texts); an
+    embedder's revision (the bundled model's engine) is part of the key."""
     store = CACHE / "vectors"
     store.mkdir(parents=True, exist_ok=True)
-    keys = [hashlib.sha256(t.encode()).hexdigest()[:32] for t in texts]
+    revision = getattr(embedder, "revision", None)
+    salt = f"{revision}\x1f" if revision else ""
+    keys = [hashlib.sha256((salt + t).encode()).hexdigest()[:32] for t in texts]
     found = {k: np.load(store / f"{k}.npy") for k in keys if (store / f"{k}.npy").exists()}
     todo = [i for i, k in enumerate(keys) if k not in found]
     if todo:

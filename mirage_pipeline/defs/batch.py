@@ -57,6 +57,7 @@ from mirage_pipeline.embedders import Embedder
 from mirage_pipeline.names import BATCH_JOB, BATCH_OP, BATCH_TAG, MAX_RUNTIME_TAG, PROJECT_TAG
 from mirage_pipeline.parsing import ParsedDocument
 from mirage_pipeline.settings import Settings
+from mirage_pipeline.store.cache import cache_model
 
 
 class BatchConfig(dg.Config):
@@ -234,7 +235,7 @@ def index_documents(context: dg.OpExecutionContext, config: BatchConfig) -> None
                     done.result()
                     progress.done.append(item.key)
 
-        writer = BatchWriter(postgres, embedder.name)
+        writer = BatchWriter(postgres, cache_model(embedder))
         try:
 
             def write_ready(embedding: Embedding) -> None:

@@ -26,7 +26,7 @@ from mirage_pipeline.parsing import ParsedDocument, ParseError, file_type_of, lo
 from mirage_pipeline.parsing import parse_document as parse_bytes
 from mirage_pipeline.parsing.budgets import check_chunks, check_file_size
 from mirage_pipeline.settings import Settings
-from mirage_pipeline.store.cache import cached_embeddings, store_embeddings
+from mirage_pipeline.store.cache import cache_model, cached_embeddings, store_embeddings
 from mirage_pipeline.store.documents import start_document
 from mirage_pipeline.store.embedder_turns import embedder_turn
 from mirage_pipeline.store.swap import DocumentSwap
@@ -180,7 +180,7 @@ def embed_missing(
     settings = Settings.from_env()  # the batch per turn and the turns at once
     with postgres.store_connection() as conn:
         conn.autocommit = True
-        known = cached_embeddings(conn, embedder.name, list(texts))
+        known = cached_embeddings(conn, cache_model(embedder), list(texts))
         result = Embedding(known, frozenset(known))
         todo = [h for h in texts if h not in result.known]
         if on_batch is not None:
@@ -191,7 +191,7 @@ def embed_missing(
                 fresh = embedder.embed_passages([texts[h] for h in batch])
                 result.seconds += time.perf_counter() - started
             if keep is None:
-                store_embeddings(conn, embedder.name, batch, fresh)
+                store_embeddings(conn, cache_model(embedder), batch, fresh)
             else:
                 keep(batch, fresh)
             result.known.update(zip(batch, fresh, strict=True))

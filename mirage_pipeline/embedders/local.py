@@ -16,7 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from mirage_pipeline.embedders.e5_model import E5Tokenizer
-from mirage_pipeline.embedders.e5_onnx import PASSAGE_PREFIX, QUERY_PREFIX, OnnxE5
+from mirage_pipeline.embedders.e5_onnx import GRAPH_VERSION, PASSAGE_PREFIX, QUERY_PREFIX, OnnxE5
 from mirage_pipeline.names import BUNDLED_DIMENSION, BUNDLED_EMBEDDER
 
 MODEL_SPEC = BUNDLED_EMBEDDER
@@ -40,6 +40,9 @@ class LocalE5Embedder:
     """
 
     name = MODEL_SPEC
+    # what its vectors come from: changes when the engine's vectors do (the embedding cache
+    # keeps them apart: store/cache.py)
+    revision = f"onnx{GRAPH_VERSION}"
     max_tokens = 512
     dimension = BUNDLED_DIMENSION
 

@@ -1,4 +1,9 @@
-"""The embedding cache: vectors by (model, hash of the text as embedded)."""
+"""The embedding cache: vectors by (model, hash of the text as embedded).
+
+An embedder whose vectors changed while its name did not (the bundled model's engine: see
+`embedders/e5_onnx.py`) carries a `revision`; the cache files its vectors under
+`name@revision` (`cache_model`), so a re-index embeds again instead of reading the old ones.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +11,14 @@ from collections.abc import Sequence
 
 import numpy as np
 import psycopg
+
+from mirage_pipeline.embedders.base import Embedder
+
+
+def cache_model(embedder: Embedder) -> str:
+    """The key the cache files an embedder's vectors under: its name, and its revision if any."""
+    revision = getattr(embedder, "revision", None)
+    return f"{embedder.name}@{revision}" if revision else embedder.name
 
 
 def cached_embeddings(

@@ -180,6 +180,30 @@ def test_copy_into_another_project_costs_no_embedding(setup, fake, database_url,
     assert rows(database_url, "SELECT count(DISTINCT project_id) FROM chunks") == [(2,)]
 
 
+def test_an_embedders_new_revision_embeds_again(setup, fake, database_url, tmp_path, monkeypatch):
+    """Vectors an embedder gave before its revision changed (the bundled model's engine, under
+    the same name) are not read back from the cache: the copy is embedded anew and cached
+    under the new revision, beside the old vectors."""
+    from mirage_pipeline.embedders.ollama import OllamaEmbedder
+
+    docs, mirage, instance = setup
+    (docs / "demo" / "manual.md").write_text(BOOK, encoding="utf-8")
+    age(docs)
+    cursor, _ = tick_and_run(instance, mirage, None, tmp_path)
+    fake.requests.clear()
+    monkeypatch.setattr(OllamaEmbedder, "revision", "2", raising=False)
+    (docs / "other").mkdir()
+    shutil.copy(docs / "demo" / "manual.md", docs / "other" / "manual.md")
+    age(docs)
+    cursor, outcome = tick_and_run(instance, mirage, cursor, tmp_path)
+    assert outcome == {"other/manual.md": True}
+    assert len(embedded_texts(fake)) >= 6
+    event = instance.get_latest_materialization_event(dg.AssetKey("chunk_embeddings"))
+    assert event.asset_materialization.metadata["cache_hits"].value == 0
+    models = rows(database_url, "SELECT DISTINCT model FROM embedding_cache ORDER BY model")
+    assert models == [("ollama:mxbai-embed-large",), ("ollama:mxbai-embed-large@2",)]
+
+
 def test_embedder_failing_twice_then_recovering_ends_ready(setup, fake, database_url, tmp_path):
     docs, mirage, instance = setup
     (docs / "demo" / "a.md").write_text("# A\n\nSome text to embed.\n", encoding="utf-8")

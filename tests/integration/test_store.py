@@ -90,6 +90,40 @@ def test_migrations_apply_once(empty_database_url: str) -> None:
     assert {"projects", "documents", "chunks", "embedding_indexes"} <= tables
 
 
+def test_the_float32_engine_migration_re_embeds_the_bundled_models_projects(
+    database_url: str,
+) -> None:
+    """Migration 0013 on a database the int8 engine left: its cached vectors go, and each
+    project holding the bundled model's passages (not another model's) is to be re-indexed."""
+    from mirage_pipeline.store.cache import store_embeddings
+    from mirage_pipeline.store.reindex import open_requests
+
+    small = prepare_database(database_url, "local:multilingual-e5-small", 384)
+    large = prepare_database(database_url, "ollama:mxbai-embed-large", 1024)
+    with connect(database_url) as conn:
+        for project, index in (("books", small), ("ollama-only", large)):
+            pid, doc = start_document(
+                conn,
+                project=project,
+                path="a.md",
+                file_type="markdown",
+                content_hash="h",
+                size_bytes=1,
+            )
+            write_chunks(conn, index, pid, doc, chunks(2))
+        start_document(
+            conn, project="empty", path="b.md", file_type="markdown", content_hash="h", size_bytes=1
+        )
+        for model in ("local:multilingual-e5-small", "local:multilingual-e5-small@onnx2"):
+            store_embeddings(conn, model, ["h1"], vectors(1, 384))
+        conn.execute("DELETE FROM schema_migrations WHERE version = 13")
+        conn.commit()
+        assert apply_migrations(conn) == [13]
+        cached = conn.execute("SELECT model FROM embedding_cache").fetchall()
+        assert cached == [("local:multilingual-e5-small@onnx2",)]
+        assert [(project, path) for _, project, path in open_requests(conn)] == [("books", None)]
+
+
 def test_each_model_gets_its_own_index(database_url: str) -> None:
     small = prepare_database(database_url, "local:multilingual-e5-small", 384)
     large = prepare_database(database_url, "ollama:mxbai-embed-large", 1024)

