@@ -1,11 +1,18 @@
-"""Parse + chunk throughput on a 300+ page text PDF, on one core. Prints JSON.
+"""Parse + chunk throughput on real books (PDF), on one core. Prints JSON.
 
-    .venv/bin/python bench/parse_chunk.py [--pages 320] [--repeat 5] [--pdf FILE]
+    .venv/bin/python bench/parse_chunk.py [--repeat 5] [--pdf FILE] [--pages 320]
 
-Without --pdf it writes a book-like PDF (an outline, chapters and sections, running headers,
-page numbers, about 2 300 characters of English and Russian prose per page) with PyMuPDF, so
-the figure does not depend on files outside the repository. Tokens are counted with the
-bundled embedder's tokenizer, as the pipeline does. The figure is the median of --repeat runs.
+The figure (`pages_per_second_median`) is over five real books of the dev eval, English and
+Russian, 1 041 pages (`BOOKS`: TeX for the Impatient, the Debian Reference, the Debian
+installation guide in Russian, lshort-russian — an old pdfTeX book in T2A, re-decoded — and
+the MetaPost manual in Russian), fetched from Debian packages by eval/documents.py into
+eval/.cache: all pages over the sum of each book's median seconds. Beside it, as every
+figure before 2026-12-02 was taken, a book-like PDF written with PyMuPDF (an outline,
+chapters and sections, running headers, page numbers, about 2 300 characters of English and
+Russian prose per page; `--pages`): `synthetic`. Real books take 1.7–3.4 × its time per page
+(2.4 × in all on 2026-12-02). `--pdf FILE` measures that one file.
+Tokens are counted with the bundled embedder's tokenizer, as the pipeline does. Each figure
+is the median of --repeat runs.
 """
 
 from __future__ import annotations
@@ -15,6 +22,7 @@ import json
 import os
 import random
 import statistics
+import sys
 import time
 from pathlib import Path
 
@@ -83,31 +91,36 @@ def make_book(path: Path, pages: int, seed: int = 7, edit_page: int | None = Non
     doc.close()
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--pages", type=int, default=320)
-    parser.add_argument("--repeat", type=int, default=5)
-    parser.add_argument("--pdf", type=Path)
-    args = parser.parse_args()
-    os.environ.setdefault("OMP_NUM_THREADS", "1")
-    if hasattr(os, "sched_setaffinity"):
-        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})  # one core
+BOOKS = (
+    "impatient.pdf",
+    "debian-reference.en.pdf",
+    "install.ru.pdf",
+    "lshortru.pdf",
+    "mpman-ru.pdf",
+)
 
+
+def book_paths() -> list[Path]:
+    """The dev eval's book-length PDFs, fetched (apt-get download) on first use."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "eval"))
+    from documents import SOURCES, document_path
+
+    by_name = {source.name: source for source in SOURCES}
+    return [document_path(by_name[name]) for name in BOOKS]
+
+
+def measure(path: Path, repeat: int) -> dict:
+    """Median parse, chunk and total seconds of one PDF, and what its chunks are like."""
     from mirage_pipeline.chunking import ChunkingPolicy, chunk_document
     from mirage_pipeline.embedders.local import LocalE5Embedder
     from mirage_pipeline.parsing import parse_document
 
-    path = args.pdf
-    if path is None:
-        path = Path(os.environ.get("TMPDIR", "/tmp")) / f"mirage-bench-{args.pages}p-v2.pdf"
-        if not path.exists():
-            make_book(path, args.pages)
     data = path.read_bytes()
     embedder = LocalE5Embedder()
     tokenizer = embedder.tokenizer
     policy = ChunkingPolicy.for_window(embedder.max_tokens)
     parse_s, chunk_s, total_s = [], [], []
-    for _ in range(args.repeat):
+    for _ in range(repeat):
         started = time.perf_counter()
         doc = parse_document(data, path.name)
         parsed = time.perf_counter()
@@ -119,27 +132,51 @@ def main() -> None:
         total_s.append(done - started)
     pages = doc.pages or 0
     exact = [embedder.engine_count_tokens(c.embed_text) for c in chunks]
-    print(
-        json.dumps(
-            {
-                "pdf": str(path),
-                "pages": pages,
-                "chunks": len(chunks),
-                "chars": sum(len(c.content) for c in chunks),
-                "parse_seconds_median": round(statistics.median(parse_s), 3),
-                "chunk_seconds_median": round(statistics.median(chunk_s), 3),
-                "pages_per_second_median": round(pages / statistics.median(total_s), 1),
-                "target_pages_per_second": 200,
-                "tokens_max_exact": max(exact),
-                "tokens_median_exact": statistics.median(exact),
-                "window": embedder.max_tokens,
-                "with_chapter_share": round(
-                    sum(1 for c in chunks if c.structure.get("chapter")) / len(chunks), 3
-                ),
-            },
-            indent=2,
-        )
-    )
+    return {
+        "pdf": str(path),
+        "pages": pages,
+        "chunks": len(chunks),
+        "chars": sum(len(c.content) for c in chunks),
+        "parse_seconds_median": round(statistics.median(parse_s), 3),
+        "chunk_seconds_median": round(statistics.median(chunk_s), 3),
+        "seconds_median": round(statistics.median(total_s), 3),
+        "pages_per_second_median": round(pages / statistics.median(total_s), 1),
+        "tokens_max_exact": max(exact),
+        "tokens_median_exact": statistics.median(exact),
+        "window": embedder.max_tokens,
+        "with_chapter_share": round(
+            sum(1 for c in chunks if c.structure.get("chapter")) / len(chunks), 3
+        ),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pages", type=int, default=320, help="of the synthetic book")
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--pdf", type=Path, help="measure this file only")
+    args = parser.parse_args()
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    if hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})  # one core
+
+    if args.pdf is not None:
+        report = measure(args.pdf, args.repeat) | {"target_pages_per_second": 200}
+    else:
+        books = [measure(path, args.repeat) for path in book_paths()]
+        pages = sum(book["pages"] for book in books)
+        seconds = sum(book["seconds_median"] for book in books)
+        synthetic = Path(os.environ.get("TMPDIR", "/tmp")) / f"mirage-bench-{args.pages}p-v2.pdf"
+        if not synthetic.exists():
+            make_book(synthetic, args.pages)
+        report = {
+            "pages": pages,
+            "pages_per_second_median": round(pages / seconds, 1),
+            "target_pages_per_second": 200,
+            "books": {Path(book.pop("pdf")).name: book for book in books},
+            "synthetic": measure(synthetic, args.repeat),
+        }
+    print(json.dumps(report, indent=2))
 
 
 if __name__ == "__main__":
