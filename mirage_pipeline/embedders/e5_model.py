@@ -130,7 +130,6 @@ class E5Tokenizer:
         self._ids = {piece: i for i, piece in enumerate(model.pieces) if piece and i != self.unk}
         self._scores = model.scores
         self._unk_score = float(model.scores.min()) - 10.0
-        self._max_bytes = max(len(p.encode()) for p in model.pieces)
         # the longest piece opening with each two characters: Viterbi tries no longer ones
         self._longest: dict[str, int] = {}
         for piece in self._ids:
@@ -164,19 +163,14 @@ class E5Tokenizer:
 
     def _viterbi(self, word: str) -> list[int]:
         n = len(word)
-        widths = [len(ch.encode()) for ch in word]
         best = [0.0] + [-1e30] * n
         back: list[tuple[int, int]] = [(0, 0)] * (n + 1)
         ids, scores, longest = self._ids, self._scores, self._longest
         for i in range(n):
             if best[i] <= -1e29:
                 continue
-            size = 0
             last = min(n, i + max(1, longest.get(word[i : i + 2], 0)))
             for end in range(i + 1, last + 1):
-                size += widths[end - 1]
-                if size > self._max_bytes:
-                    break
                 piece = ids.get(word[i:end])
                 if piece is not None:
                     score = best[i] + scores[piece]
