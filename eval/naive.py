@@ -12,6 +12,8 @@ import numpy as np
 import pymupdf
 from lxml import etree, html
 
+from mirage_pipeline.embedders.base import revision_of
+
 WINDOW = 1000
 OVERLAP = 200
 
@@ -103,8 +105,9 @@ class NaiveIndex:
 
     def add(self, name: str, text: str) -> None:
         parts = windows(text)
-        revision = getattr(self.embedder, "revision", None) or ""  # the same embedder's vectors
-        digest = hashlib.sha256((revision + "\x1e" + "\x1e".join(parts)).encode()).hexdigest()[:24]
+        digest = hashlib.sha256(
+            (revision_of(self.embedder) + "\x1e" + "\x1e".join(parts)).encode()
+        ).hexdigest()[:24]
         cached = self.cache / f"naive-{digest}.npy"
         if cached.exists():
             vectors = np.load(cached)

@@ -44,6 +44,7 @@ from naive import NaiveIndex, plain_text, unmojibake  # noqa: E402
 from mirage_pipeline.chunk_parts import split_vectors, texts_to_embed  # noqa: E402
 from mirage_pipeline.chunking import ChunkingPolicy, chunk_document  # noqa: E402
 from mirage_pipeline.embedders import create_embedder  # noqa: E402
+from mirage_pipeline.embedders.base import revision_of  # noqa: E402
 from mirage_pipeline.parsing import file_type_of, parse_document  # noqa: E402
 from mirage_pipeline.store import prepare_database  # noqa: E402
 from mirage_pipeline.store.connections import connect  # noqa: E402
@@ -62,6 +63,7 @@ def parsed_text(doc) -> str:
 def index_documents(url: str, embedder, docs: dict[str, tuple[Path, object]]) -> None:
     index = prepare_database(url, embedder.name, embedder.dimension)
     policy = ChunkingPolicy.for_window(embedder.max_tokens)
+    vectors_from = [revision_of(embedder), _centroids_digest()]
     with connect(url) as conn:
         ready = conn.execute("SELECT path, content_hash FROM documents WHERE status = 'ready'")
         done = dict(ready.fetchall())
@@ -72,7 +74,7 @@ def index_documents(url: str, embedder, docs: dict[str, tuple[Path, object]]) ->
         # keyed by what is stored: a changed parser, chunker or embedder re-indexes, nothing else
         digest = hashlib.sha256(
             "\x1e".join(
-                [getattr(embedder, "revision", None) or "", _centroids_digest()]
+                vectors_from
                 + [
                     f"{c.embed_text}\x1f{c.lang}\x1f{c.structure}\x1f{c.lemmas}\x1f{c.parts}"
                     for c in chunks
@@ -122,7 +124,7 @@ def _cached_vectors(texts: list[str], embedder, name: str) -> np.ndarray:
     embedder's revision (the bundled model's engine) is part of the key."""
     store = CACHE / "vectors"
     store.mkdir(parents=True, exist_ok=True)
-    revision = getattr(embedder, "revision", None)
+    revision = revision_of(embedder)
     salt = f"{revision}\x1f" if revision else ""
     keys = [hashlib.sha256((salt + t).encode()).hexdigest()[:32] for t in texts]
     found = {k: np.load(store / f"{k}.npy") for k in keys if (store / f"{k}.npy").exists()}

@@ -41,6 +41,12 @@ class Embedder(Protocol):
         ...
 
 
+def revision_of(embedder: Embedder) -> str:
+    """What an embedder's vectors come from beyond its name ("" if nothing): an embedder whose
+    vectors change under the same name (the bundled model's engine) has a `revision`."""
+    return getattr(embedder, "revision", None) or ""
+
+
 def normalise(vectors: np.ndarray) -> np.ndarray:
     """Scale rows to unit length so cosine distance and inner product agree."""
     norms = np.linalg.norm(vectors, axis=-1, keepdims=True)

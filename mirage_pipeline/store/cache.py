@@ -12,12 +12,12 @@ from collections.abc import Sequence
 import numpy as np
 import psycopg
 
-from mirage_pipeline.embedders.base import Embedder
+from mirage_pipeline.embedders.base import Embedder, revision_of
 
 
 def cache_model(embedder: Embedder) -> str:
     """The key the cache files an embedder's vectors under: its name, and its revision if any."""
-    revision = getattr(embedder, "revision", None)
+    revision = revision_of(embedder)
     return f"{embedder.name}@{revision}" if revision else embedder.name
 
 
