@@ -10,7 +10,7 @@ eval/.cache: all pages over the sum of each book's median seconds. Beside it, as
 figure before 2026-12-02 was taken, a book-like PDF written with PyMuPDF (an outline,
 chapters and sections, running headers, page numbers, about 2 300 characters of English and
 Russian prose per page; `--pages`): `synthetic`. Real books take 1.7–3.4 × its time per page
-(2.4 × in all on 2026-12-02). `--pdf FILE` measures that one file.
+(2.2–2.4 × in all in three runs of 2026-12-02). `--pdf FILE` measures that one file.
 Tokens are counted with the bundled embedder's tokenizer, as the pipeline does. Each figure
 is the median of --repeat runs.
 """
