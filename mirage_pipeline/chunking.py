@@ -106,6 +106,7 @@ def chunk_document(
     return builder.chunks
 
 
+_EXACT_KINDS = frozenset({"code", "table"})  # blocks whose tokens are counted, not estimated
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$")
 
 
@@ -204,26 +205,28 @@ class _Builder:
     def _pieces(self, section: Section, target: int) -> list[_Piece]:
         pieces = []
         for block in section.blocks:
-            n = self.count(block.text) + JOIN_SLACK
+            # code and tables are counted exactly: their tokens a word are not the prose's
+            count = self.count.exactly if block.kind in _EXACT_KINDS else self.count
+            n = count(block.text) + JOIN_SLACK
             if n <= target:
                 pieces.append(_Piece(block.text, n, section, block))
                 continue
-            for part in self._split(block, target):
-                pieces.append(_Piece(part, self.count(part) + JOIN_SLACK, section, block))
+            for part in self._split(block, target, count):
+                pieces.append(_Piece(part, count(part) + JOIN_SLACK, section, block))
         return pieces
 
-    def _split(self, block: Block, target: int) -> list[str]:
+    def _split(self, block: Block, target: int, count: TokenCounter) -> list[str]:
         """A block too long for one chunk in parts; each part of a table with a header row
         (a Markdown table: a `|---|` line under it) starts with that header, so the rows of a
         later part still say what their columns are."""
         header = table_header(block.text) if block.kind == "table" else None
         if header is None:
-            return split_block(block.text, self.count, target)
+            return split_block(block.text, count, target)
         body = block.text[len(header) :].lstrip("\n")
-        room = target - self.count(header) - JOIN_SLACK
+        room = target - count(header) - JOIN_SLACK
         if room < target // 2:  # a header that long leaves no room for rows
-            return split_block(block.text, self.count, target)
-        return [f"{header}\n{part}" for part in split_block(body, self.count, room)]
+            return split_block(block.text, count, target)
+        return [f"{header}\n{part}" for part in split_block(body, count, room)]
 
     def _overlap(self, emitted: list[_Piece], section: Section) -> list[_Piece]:
         """The end of the previous chunk, when it is the same section, as the next one's start."""
