@@ -26,6 +26,7 @@ from mirage_query.docs_ui import openapi_config
 from mirage_query.documents_api import DocumentController, ProjectController
 from mirage_query.index_binding import IndexHolder, find_index
 from mirage_query.observability import Metrics, ObservabilityMiddleware, configure_json_logging
+from mirage_query.prewarm import start_prewarm
 from mirage_query.query_vectors import QueryEmbedder
 from mirage_query.request_limits import BodyDeadlineMiddleware, MirageRequest, check_project_param
 from mirage_query.schemas import Health
@@ -109,6 +110,7 @@ def create_app(settings: ServiceSettings, *, embedder: Embedder | None = None) -
             log.info("index: %s (%d-d)", index.model, index.dimension)
         pool = connection_pool(settings.database_url, app.state.database)
         await pool.open(wait=True, timeout=30)
+        start_prewarm(settings.database_url)  # first searches after a reboot: not from disk
         app.state.pool = pool
         app.state.embedder = embedder
         app.state.indexes = IndexHolder(settings.database_url, embedder, timeout, index, failure)
