@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mirage_pipeline.block_split import JOIN_SLACK, SENTENCE_END, split_block
+from mirage_pipeline.chunk_lead_ins import captions_above, carried_lead_in, room_for_lead_in
 from mirage_pipeline.chunk_outline import book_wrapper, chapters, cited_chapters, new_headings
 from mirage_pipeline.chunk_parts import chunk_parts
 from mirage_pipeline.language import (
@@ -122,8 +123,9 @@ class _Builder:
     def __init__(self, doc: ParsedDocument, count: TokenCounter, policy: ChunkingPolicy) -> None:
         self.doc = doc
         self.exact = count
-        texts = [b.text for _, section in doc.root.walk() for b in section.blocks]
-        self.count = TokenEstimator(count, texts)
+        blocks = [b for _, section in doc.root.walk() for b in section.blocks]
+        self.count = TokenEstimator(count, [b.text for b in blocks])
+        self.captions_above = captions_above(blocks)
         self.policy = policy
         self.chunks: list[Chunk] = []
         self.metadata = chunk_metadata(doc.metadata)
@@ -167,8 +169,17 @@ class _Builder:
                     # headings left at the end: the next chunk's heading path has them
                     while len(current) > 1 and current[-1].heading:
                         current.pop()
+                    # a lead-in ("Example:", a table's caption) goes with what it introduces
+                    carried = carried_lead_in(current, piece, target, self.captions_above)
+                    del current[len(current) - len(carried) :]
+                    while carried and len(current) > 1 and current[-1].heading:
+                        current.pop()
                     groups.append(current)
                     current = self._overlap(current, section)
+                    if carried:  # without the overlap if both would not fit with `piece`
+                        if sum(p.tokens for p in current + carried) + piece.tokens > target:
+                            current = []
+                        current += carried
                     size = sum(p.tokens for p in current)
                 current.append(piece)
                 size += piece.tokens
@@ -211,7 +222,9 @@ class _Builder:
             if n <= target:
                 pieces.append(_Piece(block.text, n, section, block))
                 continue
-            for part in self._split(block, target, count):
+            before = pieces[-1] if pieces else None
+            room = target - room_for_lead_in(before, block, target, self.captions_above)
+            for part in self._split(block, room, count):
                 pieces.append(_Piece(part, count(part) + JOIN_SLACK, section, block))
         return pieces
 

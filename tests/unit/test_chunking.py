@@ -9,6 +9,7 @@ import re
 import pytest
 from click.testing import CliRunner
 
+from mirage_pipeline.chunk_lead_ins import caption, captions_above, introduces
 from mirage_pipeline.chunking import ChunkingPolicy, chunk_document
 from mirage_pipeline.parsing import parse_document
 from mirage_pipeline.parsing.model import Block, ParsedDocument, Section
@@ -411,3 +412,126 @@ def test_a_top_heading_that_is_the_title_is_read_once(count) -> None:
         "Run › Options\n\nIntro.\n\nOptions\nThe --rm flag removes it."
     ]
     assert chunks[0].structure["heading_path"] == ["Run", "Options"]
+
+
+def _lead_in_doc(paragraphs: int, lead: str, kind: str, follower: str) -> ParsedDocument:
+    blocks = [Block("paragraph", s) for s in SENTENCES[:paragraphs]]
+    blocks += [Block("paragraph", lead), Block(kind, follower)]
+    return ParsedDocument("pdf", "Ref", Section("", 0, children=[Section("Use", 1, blocks)]))
+
+
+LISTING = "\n".join(f"mirage search --project demo --limit {n} 'query {n}'" for n in range(12))
+FLAGS = "| Flag | Meaning |\n|---|---|\n" + "\n".join(
+    f"| `{c}` | the package will be {w} |" for c, w in zip("iuwdph", SENTENCES[:6], strict=True)
+)
+
+
+@pytest.mark.parametrize(
+    ("lead", "kind", "follower"),
+    [
+        ("For example:", "code", LISTING),
+        ("Table 2.10: Values of the action flag", "table", FLAGS),
+        ("Рисунок 2.10. Значения флага «действие»", "table", FLAGS),
+    ],
+)
+def test_a_lead_in_goes_with_what_it_introduces(count, lead, kind, follower) -> None:
+    """aptitude.ru.md's "Рисунок 2.10. Значения флага «действие»" ended one chunk and its
+    table opened the next, so "what does w in the action column mean" found neither; TeX for
+    the Impatient ended 138 chunks with "Example:". Where the chunk boundary falls right
+    after the lead-in, the lead-in opens the next chunk, with what it introduces."""
+    policy = ChunkingPolicy.for_window(512)
+    boundaries = 0
+    for paragraphs in range(10, 40):
+        chunks = chunk_document(_lead_in_doc(paragraphs, lead, kind, follower), count, policy)
+        holding = [c for c in chunks if follower.split("\n")[-1] in c.content]
+        assert len(holding) == 1 and lead in holding[0].content
+        assert not any(c.content.rstrip().endswith(lead) for c in chunks)
+        boundaries += holding[0].content.startswith(lead)
+    assert boundaries  # some of the documents had a boundary just before the lead-in
+
+
+@pytest.mark.parametrize(
+    "lead",
+    [
+        "Figure 5: The result of draw with automatic control points",
+        "– Ну что же, – сказал он мне:",
+    ],
+)
+def test_a_figure_caption_or_a_colon_before_prose_stays_where_it_is(count, lead) -> None:
+    """A figure's caption usually stands below its figure, and a novel's "– сказал он:"
+    before its line of dialogue is not a lead-in either: prose boundaries do not move for
+    them."""
+    policy = ChunkingPolicy.for_window(512)
+    ends = 0
+    for paragraphs in range(10, 40):
+        blocks = [Block("paragraph", s) for s in SENTENCES[:paragraphs]]
+        blocks += [Block("paragraph", lead)]
+        blocks += [
+            Block("paragraph", " ".join(SENTENCES[100 + 10 * k : 110 + 10 * k])) for k in range(4)
+        ]
+        doc = ParsedDocument("fb2", "Ref", Section("", 0, children=[Section("Use", 1, blocks)]))
+        ends += any(c.content.rstrip().endswith(lead) for c in chunk_document(doc, count, policy))
+    assert ends
+
+
+def test_a_document_sets_its_captions_above_or_below() -> None:
+    """The Debian Reference's PDF sets each table's caption under the table, aptitude's
+    DocBook above it: a caption ending a chunk is carried to the next only in the latter."""
+    rows = Block("table", "package | popcon | size\ntool | V:1 | 10")
+    under = []
+    for n in range(3):
+        under += [Block("paragraph", SENTENCES[n]), rows, Block("paragraph", f"Table 9.{n}: Tools")]
+    over = []
+    for n in range(3):
+        over += [
+            Block("paragraph", SENTENCES[n]),
+            Block("paragraph", f"Таблица 2.{n}. Флаги"),
+            rows,
+        ]
+    assert captions_above(under) == {"table": False, "figure": False}
+    assert captions_above(over) == {"table": True, "figure": False}
+    assert not introduces("Table 9.23: List of tools", rows, captions_above(under))
+    assert introduces("Таблица 2.3. Флаги", rows, captions_above(over))
+    assert captions_above([]) == {"table": True, "figure": False}  # the usual convention
+    prose = Block("paragraph", SENTENCES[5])
+    assert introduces("Example:", Block("code", "\\vbox{…}"), {})
+    assert not introduces("There are two ways to correct the situation:", prose, {})
+
+
+def test_a_big_table_keeps_its_caption_and_a_joined_heading_does_not_dangle(count) -> None:
+    """A table too long for one chunk is split; its first part leaves room for the caption
+    above it (else that part fills a chunk and the caption ends the one before). When the
+    caption opened a small section that joined the chunk, the section's heading goes with it
+    too, instead of ending the chunk before it."""
+    policy = ChunkingPolicy.for_window(512)
+    lead = "Table 2.10: Values of the action flag of aptitude"
+    rows = [f"| `{n}` | {SENTENCES[n][:20]} |" for n in range(60)]
+    table = "| Flag | Meaning |\n|---|---|\n" + "\n".join(rows)
+    for paragraphs in range(3, 30, 2):
+        prose = [Block("paragraph", s) for s in SENTENCES[:paragraphs]]
+        one_section = Section("Use", 1, [*prose, Block("paragraph", lead), Block("table", table)])
+        intro = Section("Intro", 2, prose)
+        options = Section("Options", 2, [Block("paragraph", lead), Block("table", table)])
+        joined = Section("Use", 1, children=[intro, options])
+        for chapter in (one_section, joined):
+            doc = ParsedDocument("markdown", "Ref", Section("", 0, children=[chapter]))
+            chunks = chunk_document(doc, count, policy)
+            first = next(c for c in chunks if rows[0] in c.content)
+            assert lead in first.content
+            for c in chunks:
+                assert count(c.embed_text) <= policy.max_tokens
+                assert c.content.strip().split("\n")[-1] != "Options"
+
+
+def test_what_counts_as_a_caption() -> None:
+    assert caption("Table 6.11: List of web browsers") == ("table", True)
+    assert caption("Рисунок 2.10. Значения флага «действие»") == ("figure", True)
+    assert caption("Таблица А.1 — Параметры") == ("table", True)
+    assert caption("Fig.3") == ("figure", False)
+    assert caption("Figure 2 shows the results of the run.") == ("figure", False)
+    for prose in ("Table Mountain is high", "Figure Skating Results", "Listing Files", "Tables"):
+        assert caption(prose) is None
+    above = {"table": True, "figure": True}
+    prose = Block("paragraph", SENTENCES[5])
+    assert not introduces("Figure 2 shows the results of the run.", prose, above)
+    assert introduces("Table 3 Values of x", Block("table", "a | b"), above)
