@@ -52,10 +52,10 @@ def caption(text: str) -> tuple[str, bool] | None:
     """A caption's kind ("table" or "figure": "Table 6.11: …", "Рис. 5: …") and whether a mark
     follows its number (prose that opens by naming one — "Figure 2 shows …" — has none)."""
     text = text.strip()
-    if len(text.split()) > CAPTION_WORDS:
-        return None
     for kind, pattern in _CAPTIONS.items():
-        if found := pattern.match(text):
+        if found := pattern.match(text):  # anchored: cheap on every block of a document
+            if len(text.split()) > CAPTION_WORDS:
+                return None
             return kind, found["mark"] is not None
     return None
 
@@ -99,17 +99,13 @@ def carried_lead_in(current: list[P], piece: P, target: int, above: dict[str, bo
         return []
     lead = current[-1]
     if (
-        lead.heading
-        or lead.overlap
-        or lead.block is piece.block
-        or lead.block.kind in _SET_APART
+        lead.block is piece.block
         or lead.section is not piece.section
-        or lead.tokens > target // LEAD_IN_SHARE
         or lead.tokens + piece.tokens > target
         or all(p.heading or p.overlap for p in current[:-1])
     ):
         return []
-    return [lead] if introduces(lead.text, piece.block, above) else []
+    return [lead] if _leads_into(lead, piece.block, target, above) else []
 
 
 def room_for_lead_in(
@@ -118,15 +114,20 @@ def room_for_lead_in(
     """The tokens a block too long for one chunk leaves free in its first part for the block
     before it, when that one introduces it (a big table's caption): without them the first
     part fills a chunk and the caption is never carried to it."""
-    if (
-        before is None
-        or before.heading
-        or before.block.kind in _SET_APART
-        or before.tokens > target // LEAD_IN_SHARE
-        or not introduces(before.text, block, above)
-    ):
+    if before is None or not _leads_into(before, block, target, above):
         return 0
     return before.tokens + JOIN_SLACK  # the first part is counted with its own slack
+
+
+def _leads_into(lead: Piece, block: Block, target: int, above: dict[str, bool]) -> bool:
+    """Whether `lead` is a lead-in of `block` that may travel with it: prose of its own (not a
+    heading, an overlap or a table, listing or list), a third of the `target` at most."""
+    return not (
+        lead.heading
+        or lead.overlap
+        or lead.block.kind in _SET_APART
+        or lead.tokens > target // LEAD_IN_SHARE
+    ) and introduces(lead.text, block, above)
 
 
 def introduces(text: str, following: Block, above: dict[str, bool]) -> bool:

@@ -166,13 +166,12 @@ class _Builder:
             for piece in self._pieces(section, target):
                 full = size + piece.tokens > target
                 if current and (full or (size >= target * 7 // 10 and _is_anchor(piece))):
-                    # headings left at the end: the next chunk's heading path has them
-                    while len(current) > 1 and current[-1].heading:
-                        current.pop()
                     # a lead-in ("Example:", a table's caption) goes with what it introduces
                     carried = carried_lead_in(current, piece, target, self.captions_above)
                     del current[len(current) - len(carried) :]
-                    while carried and len(current) > 1 and current[-1].heading:
+                    # headings left at the end (a joined section's, the carried lead-in's):
+                    # the next chunk's heading path has them
+                    while len(current) > 1 and current[-1].heading:
                         current.pop()
                     groups.append(current)
                     current = self._overlap(current, section)
