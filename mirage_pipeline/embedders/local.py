@@ -100,7 +100,7 @@ class LocalE5Embedder:
 
     def warm_up(self) -> None:
         """Build the engines now (a service start), not on the first embedding."""
-        self.embed_query("warm-up")
+        self.engine.warm_up()
 
     def embed_query(self, text: str) -> np.ndarray:
         return self.engine.embed([text], QUERY_PREFIX)[0]

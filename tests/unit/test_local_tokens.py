@@ -91,12 +91,51 @@ def test_the_graph_is_built_once_and_then_read_from_the_cache(tmp_path, monkeypa
     built = e5_onnx.cached_graph(model)
     (path,) = (tmp_path / "cache").glob("*.onnx")
     assert path.read_bytes() == built
-    monkeypatch.setattr(e5_onnx, "_graph", lambda model: pytest.fail("built again"))
+    quick = e5_onnx.cached_graph(model, quick=True)  # cached beside it, not in its place
+    assert quick != built and len(list((tmp_path / "cache").glob("*.onnx"))) == 2
+    monkeypatch.setattr(e5_onnx, "_graph", lambda model, quick=False: pytest.fail("built again"))
     assert e5_onnx.cached_graph(model) == built
+    assert e5_onnx.cached_graph(model, quick=True) == quick
     # an unwritable cache only means building every time
     monkeypatch.setenv("MIRAGE_MODEL_CACHE", "/proc/no-such-place")
-    monkeypatch.setattr(e5_onnx, "_graph", lambda model: b"fresh")
+    monkeypatch.setattr(e5_onnx, "_graph", lambda model, quick=False: b"fresh")
     assert e5_onnx.cached_graph(model) == b"fresh"
+
+
+def test_short_queries_run_on_the_quick_graph_and_agree_with_the_full_one() -> None:
+    """A short query runs on the 4-bit weights in int8 (activations quantized per block of 32),
+    a long one and every passage on the float32 graph; the quick vector is the full graph's to
+    a cosine of 0.9995 — the int8 engine before 2026-12-01 (per-tensor activations) reached
+    0.993–0.996 only."""
+    from mirage_pipeline.embedders.e5_onnx import PASSAGE_PREFIX, QUERY_PREFIX, QUICK_TOKENS, OnnxE5
+
+    engine = OnnxE5()
+    queries = [
+        "how much sun do tomatoes need",
+        "Как запретить aptitude обновлять один конкретный пакет, пока я сам не сниму запрет?",
+        "WAL flush",
+    ]
+    full = np.stack([engine._forward(engine.tokenizer.encode(QUERY_PREFIX + q)) for q in queries])
+    full /= np.linalg.norm(full, axis=1, keepdims=True)
+    assert set(engine._sessions) == {False}
+    quick = engine.embed(queries, QUERY_PREFIX)
+    assert set(engine._sessions) == {False, True}
+    cosines = (quick * full).sum(axis=1)
+    assert cosines.min() > 0.9995
+    assert not np.allclose(quick, full, atol=1e-6)  # computed another way, not the same run
+    # passages never take the quick graph, however short: the index's vectors are unchanged
+    engine._sessions[True] = object()  # has no run(): fails if used
+    passages = engine.embed(["WAL flush"], PASSAGE_PREFIX)
+    words = engine.tokenizer.encode(PASSAGE_PREFIX + "WAL flush")
+    alone = engine._forward(words)
+    assert np.allclose(passages[0], alone / np.linalg.norm(alone), atol=1e-6)
+    long = "a long question " * 20
+    assert len(engine.tokenizer.encode(QUERY_PREFIX + long)) > QUICK_TOKENS
+    engine.embed([long], QUERY_PREFIX)  # the float32 graph: the quick session is not touched
+    fresh = OnnxE5()
+    fresh.warm_up()  # a service's start builds both: no search waits for a session
+    assert all(session is not None for session in fresh._sessions.values())
+    assert set(fresh._sessions) == {False, True}
 
 
 def test_two_engines_return_each_passage_its_own_vector() -> None:
