@@ -19,6 +19,12 @@ Glyph List): Serbian and Macedonian forms of б г д п т (U+F6C4–F6C8: "д�
 old-style digits and small capitals (U+F721–F7FF: U+F700 plus the letter's Latin-1 code), and
 the Symbol font's bracket pieces (U+F8E5–F8FE, dropped: parts of a drawn parenthesis).
 
+Python bytes literals around each character: the Debian installation guide's PDFs (every
+language's) set the comments of their example files with each non-ASCII character as "b’’нb’’"
+(a build bug of their DocBook toolchain: "# b’’нb’’b’’уb’’b’’жb’’b’’нb’’b’’оb’’" for "# нужно";
+the Debian Reference's curly quotes too, "b’’“b’’double quoted textb’’”b’’"), and a listing's
+line break can fall inside one ("b ’’т"); the characters are kept, the rest goes.
+
 Words mixing Latin and Cyrillic letters that look alike: a font mapping Latin i to Ukrainian і
 ("Tobіas Oetіker", "\\begіn{pіcture}"), a Latin C typed in a Russian word ("Cоздатель"). No
 search finds such a word; its look-alikes take the script of the rest of it — the one script
@@ -48,6 +54,9 @@ _SUSPECT = re.compile(
     r"|√[^\s\d]|‚[ÄÖî]"
 )
 
+
+# b’’Xb’’ around one non-ASCII character, a space from a broken listing line anywhere inside
+_BYTES_LITERAL = re.compile(r"b ?’ ?’ ?([^\x00-\x7f\s]) ?b ?’ ?’")
 
 # a combining acute or grave after a Cyrillic letter; a spacing acute (after a space, as a PDF's
 # accent glyph comes out) between two Cyrillic letters
@@ -166,6 +175,8 @@ def _repaired(text: str) -> tuple[str, bool]:
     """`text` repaired, and whether its encoding was."""
     fixed = ftfy.fix_encoding(text) if _SUSPECT.search(text) else text
     encoding_fixed = fixed != text
+    if "’’" in fixed or "’ ’" in fixed:
+        fixed = _BYTES_LITERAL.sub(r"\1", fixed)
     if "\u0301" in fixed or "\u0300" in fixed or "\u00b4" in fixed or "\u02ca" in fixed:
         fixed = _STRESS.sub(_unstressed, fixed)
     if _PUA.search(fixed):

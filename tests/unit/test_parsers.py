@@ -671,6 +671,25 @@ def test_words_mixing_look_alike_latin_and_cyrillic_letters_take_one_script() ->
     ]
 
 
+def test_bytes_literals_around_letters_leave_the_letters() -> None:
+    """The Debian installation guide's PDFs set their example files' comments with each
+    non-ASCII letter as a Python bytes literal ("b’’нb’’"), and a listing's line break can fall
+    inside one ("b ’’т", "b’ ’в"). Doubled quotes and a lone "b’’" elsewhere stay."""
+    garbled = (
+        "# b’’нb’’b’’уb’’b’’жb’’b’’нb’’b’’оb’’ b’’иb’’b’’зb’’b’’мb’’b’’еb’’b’’нb’’b’’иb’’b ’’тb’’"
+        "b’’ьb’’ b’’сb’’b’’оb’’b’’гb’’b’’лb’’b’’аb’’b’’сb’’b’’нb’’b’’оb’’ b’ ’вb’’b’’аb’’b’’шb’’"
+        "b’’иb’’b’’мb’’\nsubnet 192.168.1.0 netmask 255.255.255.0 {"
+    )
+    quotes = "b’’“b’’double quoted textb’’”b’’ and b’’‘b’’single quoted textb’’’b’’"
+    body = f"# Пример\n\n```\n{garbled}\n```\n\n{quotes}\n\nHe said ‘‘stop’’; a b’’ stays.\n"
+    doc = parse_document(body.encode(), "dhcp.md")
+    assert _block_texts(doc) == [
+        "```\n# нужно изменить согласно вашим\nsubnet 192.168.1.0 netmask 255.255.255.0 {\n```",
+        "“double quoted text” and ‘single quoted text’",
+        "He said ‘‘stop’’; a b’’ stays.",
+    ]
+
+
 def test_pdf_title_is_the_first_pages_first_run_of_biggest_lines() -> None:
     """russ.sty's manual has no title in its metadata; its first page sets the title, a date
     below it, the abstract, then "Contents" as big as the title: the title is the first run of
