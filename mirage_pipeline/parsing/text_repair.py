@@ -55,8 +55,15 @@ _SUSPECT = re.compile(
 )
 
 
-# b’’Xb’’ around one non-ASCII character, a space from a broken listing line anywhere inside
-_BYTES_LITERAL = re.compile(r"b ?’ ?’ ?([^\x00-\x7f\s]) ?b ?’ ?’")
+# b’’Xb’’ around one non-ASCII character (and its combining mark), a space from a broken
+# listing line anywhere inside (one at most: _unliteral)
+_BYTES_LITERAL = re.compile(r"b ?’ ?’ ?([^\x00-\x7f\s][\u0300-\u036f]?) ?b ?’ ?’")
+
+
+def _unliteral(match: re.Match[str]) -> str:
+    """The character a bytes literal holds; two spaces inside are two words ("verb’’ — b’’")."""
+    return match[1] if match[0].count(" ") <= 1 else match[0]
+
 
 # a combining acute or grave after a Cyrillic letter; a spacing acute (after a space, as a PDF's
 # accent glyph comes out) between two Cyrillic letters
@@ -176,7 +183,7 @@ def _repaired(text: str) -> tuple[str, bool]:
     fixed = ftfy.fix_encoding(text) if _SUSPECT.search(text) else text
     encoding_fixed = fixed != text
     if "’’" in fixed or "’ ’" in fixed:
-        fixed = _BYTES_LITERAL.sub(r"\1", fixed)
+        fixed = _BYTES_LITERAL.sub(_unliteral, fixed)
     if "\u0301" in fixed or "\u0300" in fixed or "\u00b4" in fixed or "\u02ca" in fixed:
         fixed = _STRESS.sub(_unstressed, fixed)
     if _PUA.search(fixed):

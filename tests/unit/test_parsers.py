@@ -681,12 +681,13 @@ def test_bytes_literals_around_letters_leave_the_letters() -> None:
         "b’’иb’’b’’мb’’\nsubnet 192.168.1.0 netmask 255.255.255.0 {"
     )
     quotes = "b’’“b’’double quoted textb’’”b’’ and b’’‘b’’single quoted textb’’’b’’"
-    body = f"# Пример\n\n```\n{garbled}\n```\n\n{quotes}\n\nHe said ‘‘stop’’; a b’’ stays.\n"
+    kept = "He said ‘‘stop’’; a b’’ stays, the verb’’ — b’’ too."
+    body = f"# Пример\n\n```\n{garbled}\n```\n\n{quotes} b’’й\u0306b’’\n\n{kept}\n"
     doc = parse_document(body.encode(), "dhcp.md")
     assert _block_texts(doc) == [
         "```\n# нужно изменить согласно вашим\nsubnet 192.168.1.0 netmask 255.255.255.0 {\n```",
-        "“double quoted text” and ‘single quoted text’",
-        "He said ‘‘stop’’; a b’’ stays.",
+        "“double quoted text” and ‘single quoted text’ й\u0306",
+        kept,
     ]
 
 
