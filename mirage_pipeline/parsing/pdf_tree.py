@@ -148,9 +148,10 @@ def _continued_code(blocks: list[Block]) -> list[Block]:
 
 def _glue(before: str) -> str:
     """What joins a broken code line to its rest: nothing inside a path, an address or an
-    option ("sources.list.d/" + "bookworm…", "44:55:" + "ff"), else a space (the mark's
-    layout hides whether the break was at one: "non-free-firmware" + "contrib")."""
-    return "" if before.rstrip()[-1:] in "/:=,-." else " "
+    option ("sources.list.d/" + "bookworm…", "44:55:" + "ff") or after a Python bytes
+    literal's close (text_repair.py: "на" + "стройки" in "b’’аb’’" + "b’’сb’’"), else a space
+    (the mark's layout hides whether the break was at one: "non-free-firmware" + "contrib")."""
+    return "" if before.rstrip()[-1:] in "/:=,-." or before.endswith("b’’") else " "
 
 
 def _same_paragraph(

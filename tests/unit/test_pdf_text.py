@@ -736,6 +736,7 @@ def test_code_lines_broken_with_a_continuation_mark_are_joined() -> None:
         ),
         Block("code", "    contrib non-free", page=80),
         Block("paragraph", "After which one can install backported packages.", page=80),
+        Block("code", "# b’’нb’’b’’аb’’ ←\ufffd\n    b’’сb’’b’’тb’’", page=81),
     ]
     assert [(b.kind, b.text, b.page, b.page_end) for b in _continued_code(blocks)] == [
         ("paragraph", "Using backports is simple:", 79, None),
@@ -754,4 +755,5 @@ def test_code_lines_broken_with_a_continuation_mark_are_joined() -> None:
             None,
         ),
         ("paragraph", "After which one can install backported packages.", 80, None),
+        ("code", "# b’’нb’’b’’аb’’b’’сb’’b’’тb’’", 81, None),  # a bytes literal: text_repair.py
     ]
