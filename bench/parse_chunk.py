@@ -154,6 +154,8 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--pdf", type=Path, help="measure this file only")
     args = parser.parse_args()
+    # this checkout's code, not whichever one the virtualenv's editable install points at
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})  # one core

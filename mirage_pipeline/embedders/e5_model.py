@@ -138,7 +138,8 @@ class E5Tokenizer:
     def __init__(self, model: E5File) -> None:
         self.bos, self.eos, self.unk = model.bos, model.eos, model.unk
         self._ids = {piece: i for i, piece in enumerate(model.pieces) if piece and i != self.unk}
-        self._scores = model.scores
+        # piece → (id, score) as Python numbers: numpy scalars make Viterbi's sums slower
+        self._pieces = {piece: (i, float(model.scores[i])) for piece, i in self._ids.items()}
         self._unk_score = float(model.scores.min()) - 10.0
         # the longest piece opening with each two characters: Viterbi tries no longer ones
         self._longest: dict[str, int] = {}
@@ -175,20 +176,21 @@ class E5Tokenizer:
         n = len(word)
         best = [0.0] + [-1e30] * n
         back: list[tuple[int, int]] = [(0, 0)] * (n + 1)
-        ids, scores, longest = self._ids, self._scores, self._longest
+        pieces, longest, unk, unk_score = self._pieces, self._longest, self.unk, self._unk_score
         for i in range(n):
-            if best[i] <= -1e29:
+            here = best[i]
+            if here <= -1e29:
                 continue
             last = min(n, i + max(1, longest.get(word[i : i + 2], 0)))
             for end in range(i + 1, last + 1):
-                piece = ids.get(word[i:end])
-                if piece is not None:
-                    score = best[i] + scores[piece]
+                found = pieces.get(word[i:end])
+                if found is not None:
+                    score = here + found[1]
                     if score > best[end]:
-                        best[end], back[end] = score, (i, piece)
-            fallback = best[i] + self._unk_score
+                        best[end], back[end] = score, (i, found[0])
+            fallback = here + unk_score
             if fallback > best[i + 1]:
-                best[i + 1], back[i + 1] = fallback, (i, self.unk)
+                best[i + 1], back[i + 1] = fallback, (i, unk)
         out = []
         at = n
         while at > 0:

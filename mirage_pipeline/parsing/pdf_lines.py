@@ -6,6 +6,7 @@ font size and weight; `pdf_running` then drops what repeats across pages at the 
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 from collections import Counter
@@ -46,8 +47,10 @@ class Line:
     mono_ends: tuple[bool, bool] = (False, False)  # its first and its last word monospaced
     note_mark: bool = False  # it opens with a superscript number (a footnote's first line)
 
-    @property
+    @functools.cached_property
     def norm(self) -> str:
+        """Its text compared across pages (running heads): spaces collapsed, case folded,
+        numbers as "#". Computed once: a line's text is fixed once it is made."""
         return _DIGITS.sub("#", " ".join(self.text.split()).casefold())
 
 
@@ -121,10 +124,20 @@ def extract_lines(
                 if not spans:
                     continue
                 note_mark = False
-                if len(spans) == 1:  # most lines: one font throughout
-                    text = spans[0]["text"].strip()
-                    size = round(spans[0]["size"], 1)
-                    bold, mono = style(spans[0])
+                first = spans[0]
+                if len(spans) == 1 or all(
+                    s["size"] == first["size"]
+                    and s["flags"] == first["flags"]
+                    and s["font"] == first["font"]
+                    for s in spans
+                ):  # most lines: one font throughout (MuPDF ends a span at each space it adds)
+                    text = (
+                        "".join(s["text"] for s in spans).strip()
+                        if spans[1:]
+                        else first["text"].strip()
+                    )
+                    size = round(first["size"], 1)
+                    bold, mono = style(first)
                     code, mono_ends = mono, (mono, mono)
                 else:
                     words = [s for s in spans if not s["text"].isspace()] or spans
