@@ -21,6 +21,7 @@ from mirage_pipeline.parsing.pdf_headings import CAPTION, Heading
 from mirage_pipeline.parsing.pdf_lines import Line, rows_of
 from mirage_pipeline.parsing.pdf_tables import Table
 from mirage_pipeline.parsing.pdf_text import Vocabulary, join_lines, join_text
+from mirage_pipeline.parsing.text_repair import literal_break
 
 _SENTENCE_END = (".", "!", "?", "…", ":", ";", '"', "»", ")")
 # before a capital: a closing quote or bracket ends what it closes ("… upgraded.⟩" | "New in")
@@ -124,34 +125,60 @@ def build_tree(
 # does not map ("… /etc/apt/sources.list.d/ ←↩" / "    bookworm-backports.sources.list")
 _CONTINUED = re.compile(r"[ \t]*(?:←[ \t]*[\ufffd↩]|↩)[ \t]*\n[ \t]*")
 _CONTINUED_END = re.compile(r"[ \t]*(?:←[ \t]*[\ufffd↩]|↩)[ \t]*$")
+# In a listing read as prose, only "←" beside the unmapped glyph counts ("↩" alone in prose is
+# the Return key), at its end or anywhere inside (its lines joined by spaces or not).
+_MARK_END = re.compile(r"[ \t]*←[ \t]*\ufffd[ \t]*$")
+_MARK_INSIDE = re.compile(r"[ \t]*←[ \t]*\ufffd\s*(?=\S)")
 
 
 def _continued_code(blocks: list[Block]) -> list[Block]:
     """Code lines broken with a continuation mark joined again, also across the block the
-    broken line's indentation started (a command cut in two can be neither run nor found)."""
+    broken line's indentation started (a command cut in two can be neither run nor found).
+    A listing's lines are not always read as code (the installation guide's example files,
+    whose comments are set in another font): a code block or a paragraph ending with the mark
+    goes on in the next one of either kind, and the mark inside a paragraph goes too. Tables
+    are left alone (a table of arrows: "← | \\gets", "↩")."""
     out: list[Block] = []
     for block in blocks:
-        if block.kind != "code":
+        if block.kind not in ("code", "paragraph"):
             out.append(block)
             continue
-        if out and out[-1].kind == "code" and _CONTINUED_END.search(out[-1].text):
-            head = out[-1]
-            text = _CONTINUED_END.sub("", head.text)
-            head.text = text + _glue(text) + block.text.lstrip()
+        head = out[-1] if out else None
+        end = {"code": _CONTINUED_END, "paragraph": _MARK_END}.get(head.kind if head else "")
+        if head is not None and end is not None and end.search(head.text):
+            text = end.sub("", head.text)
+            head.text = text + _glue(text, block.text.lstrip()) + block.text.lstrip()
             head.page_end = block.last_page if block.last_page != head.page else head.page_end
             block = head
             out.pop()
-        block.text = _CONTINUED.sub(lambda m: _glue(m.string[: m.start()]), block.text)
+        if block.kind == "code":
+            block.text = _marks_glued(block.text, _CONTINUED)
+        if "←" in block.text:
+            block.text = _marks_glued(block.text, _MARK_INSIDE)
         out.append(block)
     return out
 
 
-def _glue(before: str) -> str:
+def _marks_glued(text: str, mark: re.Pattern[str]) -> str:
+    """`text` with each of its continuation marks glued (_glue), left to right: each glue sees
+    the text before it already glued."""
+    done, last = "", 0
+    for found in mark.finditer(text):
+        done += text[last : found.start()]
+        done += _glue(done, text[found.end() :])
+        last = found.end()
+    return done + text[last:]
+
+
+def _glue(before: str, after: str) -> str:
     """What joins a broken code line to its rest: nothing inside a path, an address or an
-    option ("sources.list.d/" + "bookworm…", "44:55:" + "ff") or after a Python bytes
-    literal's close (text_repair.py: "на" + "стройки" in "b’’аb’’" + "b’’сb’’"), else a space
-    (the mark's layout hides whether the break was at one: "non-free-firmware" + "contrib")."""
-    return "" if before.rstrip()[-1:] in "/:=,-." or before.endswith("b’’") else " "
+    option ("sources.list.d/" + "bookworm…", "44:55:" + "ff"), what the dictionary says
+    between two Python bytes literals (text_repair.literal_break: "на" + "стройки" in
+    "b’’аb’’" + "b’’сb’’", but "выполнять" + "оставшуюся"), else a space (the mark's layout
+    hides whether the break was at one: "non-free-firmware" + "contrib")."""
+    if before.endswith("b’’"):
+        return literal_break(before, after)
+    return "" if before.rstrip()[-1:] in "/:=,-." else " "
 
 
 def _same_paragraph(

@@ -60,6 +60,24 @@ _SUSPECT = re.compile(
 _BYTES_LITERAL = re.compile(r"b ?’ ?’ ?([^\x00-\x7f\s][\u0300-\u036f]?) ?b ?’ ?’")
 
 
+_CYRILLIC_END = re.compile(r"[\u0400-\u04ff]+$")
+_CYRILLIC_START = re.compile(r"^[\u0400-\u04ff]+")
+
+
+def literal_break(before: str, after: str) -> str:
+    """What a listing's line broken between two bytes literals stood for: "" inside a word
+    ("b’’нb’’b’’аb’’" + "b’’сb’’…" for "настройки"), " " between two (a break at the space
+    after "выполнять"), as the Russian dictionary tells: nothing when it knows the joined
+    word or does not know both halves."""
+    left = _CYRILLIC_END.search(_BYTES_LITERAL.sub(_unliteral, before[-400:]))
+    right = _CYRILLIC_START.match(_BYTES_LITERAL.sub(_unliteral, after[:400]))
+    if left is None or right is None:
+        return ""
+    if known_word(left[0] + right[0]) or not (known_word(left[0]) and known_word(right[0])):
+        return ""
+    return " "
+
+
 def _unliteral(match: re.Match[str]) -> str:
     """The character a bytes literal holds; two spaces inside are two words ("verb’’ — b’’")."""
     return match[1] if match[0].count(" ") <= 1 else match[0]

@@ -757,3 +757,63 @@ def test_code_lines_broken_with_a_continuation_mark_are_joined() -> None:
         ("paragraph", "After which one can install backported packages.", 80, None),
         ("code", "# b’’нb’’b’’аb’’b’’сb’’b’’тb’’", 81, None),  # a bytes literal: text_repair.py
     ]
+
+
+def _literals(text: str) -> str:
+    """Text as the installation guide's PDFs set its example files' comments: each Cyrillic
+    letter a Python bytes literal ("b’’нb’’")."""
+    return "".join(f"b’’{c}b’’" if "а" <= c.lower() <= "я" else c for c in text)
+
+
+def test_a_listing_read_as_prose_loses_its_continuation_marks_too() -> None:
+    """The installation guide's example preseed file: a comment broken inside a bytes literal
+    ends a code block ("намереваете" + "b’ ←�") and goes on in a paragraph, where the mark
+    also sits between words ("выполнять ←� оставшуюся"): 33 fragments of 15 blocks stayed
+    garbled. A break between two literals is a space where the dictionary knows both halves
+    and not the joined word ("выполнять оставшуюся", "на" + "стройки" is "настройки").
+    A table of arrows, and "↩" ending prose (the Return key), are left alone."""
+    from mirage_pipeline.parsing.pdf_tree import _continued_code
+    from mirage_pipeline.parsing.text_repair import literal_break
+
+    assert literal_break(_literals("# выполнять"), _literals("оставшуюся часть")) == " "
+    assert literal_break(_literals("# на"), _literals("стройки сети")) == ""
+    assert literal_break(_literals("# испо"), _literals("льзовать")) == ""
+    assert literal_break("a b’’", "b’’ c") == ""  # no letters either side: as before
+
+    head = _literals("# Если вы намереваете") + "b’ ←\ufffd"
+    rest = (
+        "’сb’’"
+        + _literals("ь выполнять")
+        + " ←\ufffd "
+        + _literals("оставшуюся часть")
+        + " ←\ufffd\n"
+        + _literals("установки")
+        + "\n#d-i anna/choose_modules string network-console"
+    )
+    blocks = [
+        Block("code", head, page=92),
+        Block("paragraph", rest, page=92),
+        Block("table", "← | \\gets ↩\n→ | \\to", page=92),
+        Block("paragraph", "Then press Enter ↩", page=93),
+        Block("paragraph", "The installer starts.", page=93),
+    ]
+    out = _continued_code(blocks)
+    assert [(b.kind, b.page) for b in out] == [
+        ("code", 92),
+        ("table", 92),
+        ("paragraph", 93),
+        ("paragraph", 93),
+    ]
+    assert "←" not in out[0].text
+    assert _block_texts_repaired(out[0].text) == (
+        "# Если вы намереваетесь выполнять оставшуюся часть установки\n"
+        "#d-i anna/choose_modules string network-console"
+    )
+    assert out[1].text == "← | \\gets ↩\n→ | \\to"
+    assert out[2].text == "Then press Enter ↩"
+
+
+def _block_texts_repaired(text: str) -> str:
+    from mirage_pipeline.parsing.text_repair import _repaired
+
+    return _repaired(text)[0]
