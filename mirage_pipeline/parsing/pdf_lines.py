@@ -65,9 +65,13 @@ class PageLines:
 # Rewrites the text of one span set in the given font (re-decoded legacy encodings).
 SpanFix = Callable[[str, str], str]
 LineFix = Callable[[str], str]
-# Spans of each font's text kept in `samples`: the first ones, then only non-ASCII ones.
+# Spans of each font's text kept in `samples`: the first ones, then only those a legacy
+# encoding would show in: non-ASCII ones and ones holding a control character (a TeX font's
+# ligature without a Unicode map: "identi\x1cers" — a font setting a word a span showed none
+# in its first 100).
 _SAMPLE_SPANS = 100
 _SAMPLE_NON_ASCII_SPANS = 400
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f]")
 
 
 def extract_lines(
@@ -117,7 +121,8 @@ def extract_lines(
                     if samples is not None:
                         sample = samples.setdefault(font, [])
                         if len(sample) < _SAMPLE_SPANS or (
-                            len(sample) < _SAMPLE_NON_ASCII_SPANS and not s["text"].isascii()
+                            len(sample) < _SAMPLE_NON_ASCII_SPANS
+                            and (not s["text"].isascii() or _CONTROL.search(s["text"]))
                         ):
                             sample.append(s["text"])
                     spans.append(s)
@@ -182,8 +187,24 @@ def extract_lines(
                         note_mark,
                     )
                 )
+        if len(found) >= _PLOT_MARKS:
+            found = _without_plot_marks(found)
         pages.append(PageLines(page.number + 1, page.rect.height, found, fonts))
     return pages
+
+
+# A page with this many lines of one and the same sign draws a plot with it: miniplot.pdf's
+# figures set each data point as a ".", 35 000 of them a page (the densest table of symbols
+# among 170 real PDFs has 150 one-sign lines, all different).
+_PLOT_MARKS = 500
+
+
+def _without_plot_marks(lines: list[Line]) -> list[Line]:
+    """The page's lines without a sign it repeats _PLOT_MARKS times or more as a line of its
+    own (a plot's data points)."""
+    signs = Counter(ln.text for ln in lines if len(ln.text) == 1 and not ln.text.isalnum())
+    marks = {sign for sign, n in signs.items() if n >= _PLOT_MARKS}
+    return [ln for ln in lines if ln.text not in marks] if marks else lines
 
 
 _SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")

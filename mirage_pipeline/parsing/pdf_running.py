@@ -13,6 +13,17 @@ _PAGE_NUMBER = re.compile(
     r"^(?:[-–—]\s*)?(?:\d{1,4}|[ivxlcdm]{1,7})(?:\s*[-–—])?$|^(?:page|стр\.?|страница)\s*\d+(?:\s*(?:of|из)\s*\d+)?$",
     re.IGNORECASE,
 )
+# Sphinx's label where a code listing breaks across pages, in the languages it is translated to
+_CONTINUATION = re.compile(
+    r"^\((?:continued from previous page|continues on next page"
+    r"|продолжение с предыдущей страницы|продолжается на следующей странице"
+    r"|Fortsetzung der vorherigen Seite|Fortsetzung auf der nächsten Seite"
+    r"|suite de la page précédente|suite sur la page suivante"
+    r"|viene de la página anterior|continúa en la página siguiente"
+    r"|continuação da página anterior|continua na próxima página"
+    r"|continua dalla pagina precedente|continua nella pagina successiva)\)$",
+    re.IGNORECASE,
+)
 # A page number at either end of a running head: "1.3 Source files 5", "62 Typesetting Math".
 _END_NUMBER = re.compile(r"^(\d{1,4})(?:\s|$)|\s(\d{1,4})$")
 
@@ -24,10 +35,11 @@ def drop_running_lines(pages: list[PageLines], folios: dict[int, int] | None = N
     Candidates are a page's edge rows: its topmost and bottommost lines, when set apart from
     the body by a gap (a running header sits above the text, not on its first line). An edge
     row goes when it is a bare page number, or when its text (digits ignored) or its vertical
-    slot recurs on many pages. Anywhere on the page, short text recurring at the very same
-    place on most pages (stamps, frames) goes too. So does a top or bottom row, gap or not,
-    with a page number at one end that follows the physical page on many pages (a section
-    title beside the page number: the text changes, the number keeps its step). When
+    slot recurs on many pages; so does Sphinx's "(continued from previous page)" beside a code
+    listing broken across pages, wherever it is. Anywhere on the page, short text recurring at
+    the very same place on most pages (stamps, frames) goes too. So does a top or bottom row,
+    gap or not, with a page number at one end that follows the physical page on many pages (a
+    section title beside the page number: the text changes, the number keeps its step). When
     something went, the rows that now lie outermost are looked at once more for such page
     numbers: a proof's stamp above the running head ("3 Jan 2020 2:18 p.m.", "No 35", the
     book's title) hid "Preparing an input file 15" from the first pass.
@@ -58,7 +70,9 @@ def drop_running_lines(pages: list[PageLines], folios: dict[int, int] | None = N
         for line in page.lines:
             zone = edge.get(line)
             running = False
-            if id(line) in numbered or (zone and _PAGE_NUMBER.match(line.text.strip())):
+            if _CONTINUATION.match(line.text.strip()):
+                running = True  # not running text, but as much furniture: anywhere it is
+            elif id(line) in numbered or (zone and _PAGE_NUMBER.match(line.text.strip())):
                 running = True
                 if line.text.strip().isdigit():
                     found.setdefault(page.number, int(line.text.strip()))

@@ -192,6 +192,23 @@ def test_ligatures_of_latin_tex_fonts_are_letters_again() -> None:
     assert doc.metadata["legacy_encodings"] == ["T1"]
 
 
+def test_ligatures_found_after_a_fonts_first_hundred_spans() -> None:
+    """tikz-karnaugh's manual (MiKTeX, Type 3 EC fonts) sets each word a span of its own; its
+    font's text sample kept its first 100 spans, then non-ASCII ones only, and "identi\\x1cers"
+    is ASCII: no ligature was ever seen, 166 stayed control characters. Spans holding one are
+    sampled too."""
+    fi, ff = b"\x1c", b"\x1b"
+    plain = [b"a plain line of words set one span a word by the font" for _ in range(40)]
+    lines = [
+        b"identi" + fi + b"ers are di" + ff + b"erent from the rest of the text",
+        b"the " + fi + b"rst " + fi + b"le is simpli" + fi + b"ed in the second one",
+    ]
+    doc = parse_document(_pdf([plain, plain, lines], _type3()), "karnaugh.pdf")
+    text = _text(doc)
+    assert "identifiers are different" in text and "the first file is simplified" in text
+    assert doc.metadata["legacy_encodings"] == ["T1"]
+
+
 def test_ot2_is_found_by_the_font_name() -> None:
     # Washington Cyrillic puts Cyrillic at ASCII codes: "Privet" is "Привет"
     font = "<< /Type /Font /Subtype /Type1 /BaseFont /ABCDEF+WNCYR10 >>"

@@ -817,3 +817,43 @@ def _block_texts_repaired(text: str) -> str:
     from mirage_pipeline.parsing.text_repair import _repaired
 
     return _repaired(text)[0]
+
+
+def test_sphinx_labels_of_a_listing_broken_across_pages_are_left_out() -> None:
+    """The Ubuntu packaging guide (Sphinx, English and Russian): "(continues on next page)"
+    under the first part of a listing and "(continued from previous page)" — or
+    "(продолжение с предыдущей страницы)" — over the rest were indexed as paragraphs."""
+    code = [f"$ apt-cache show package-{i}" for i in range(8)]
+    first = [
+        *_lines(72, 100, ["A package's record tells where it comes from and what it needs."]),
+        *[(72, 130 + 12 * i, text, "cour", 9) for i, text in enumerate(code[:4])],
+        (440, 790, "(continues on next page)", "helv", 8),
+    ]
+    second = [
+        (400, 80, "(продолжение с предыдущей страницы)", "helv", 8),
+        *[(72, 100 + 12 * i, text, "cour", 9) for i, text in enumerate(code[4:])],
+        *_lines(72, 200, ["The record's fields are the package's control file's."]),
+    ]
+    text = _text(parse_document(_pdf([first, second]), "guide.pdf"))
+    assert "continue" not in text and "продолжение" not in text
+    assert all(line in text for line in code)
+
+
+def test_a_plots_data_points_set_as_glyphs_are_left_out() -> None:
+    """miniplot.pdf's figures draw each data point as a "." glyph, 35 000 of them a page: they
+    came out as 97 473 one-character blocks (and 21.8 s of parsing for 31 pages). A table of
+    symbols (150 one-sign lines, all different, in the densest real one) stays."""
+    # scattered: each point on a baseline of its own, as a plot's are
+    points = [(60 + (i * 37) % 460, 300 + i * 0.45, ".", "helv", 6) for i in range(600)]
+    symbols = [
+        (60 + (i % 20) * 24, 620 + (i // 20) * 14, s, "symb", 9)
+        for i, s in enumerate("+-*/<>=|~^" * 4)
+    ]
+    page = [*_lines(60, 100, ["The figure below plots the measured values over a year."]), *points]
+    blocks = _blocks(
+        parse_document(_pdf([page, [*symbols, *_lines(60, 100, ["Signs."])]]), "p.pdf")
+    )
+    texts = [b.text for b in blocks]
+    assert sum(t.count(".") + t.count("…") for t in texts) == 2  # the two sentences' ends
+    assert "The figure below plots the measured values over a year." in " ".join(texts)
+    assert sum(t.count("+") for t in texts) == 4  # the table's signs: fewer than a plot's
