@@ -18,6 +18,7 @@ from mirage_pipeline.parsing.text_runs import (
     drop_page_furniture,
     split_lines,
     split_runs,
+    split_titles,
 )
 
 # Legacy 8-bit encodings a text may be in when it is not UTF-8, by name: Russian texts from
@@ -68,7 +69,7 @@ def parse_text(data: bytes, name: str) -> ParsedDocument:
         raise ParseError("this looks like a binary file, not text")
     lines = split_lines(text)
     drop_page_furniture(text, lines)
-    runs = split_runs(lines)
+    runs = split_titles(split_runs(lines))
     if not runs:
         raise ParseError("no text to index: the file holds only blank lines")
     body = body_indent(runs)

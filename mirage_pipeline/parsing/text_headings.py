@@ -102,6 +102,8 @@ def _classify(
         if listed or (match.re is NUMBERED and _title_ok(match.group("title"))):
             opening = len(number) == 1 and any(v == 1 for _, v in number[0])
             return Heading(text, "number", len(number), opening=opening), number, listed
+    if run.hanging and _title_ok(text):  # one style: one level, "NAME" as "DESCRIPTION"
+        return Heading(text.strip(), "hanging"), None, True
     if len(lines) == 1 and _ROMAN_ALONE.match(text):
         return Heading(text, "roman"), None, True
     depth = contents.depths.get(norm(text)) if len(lines) == 1 else None

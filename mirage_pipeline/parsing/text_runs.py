@@ -24,6 +24,7 @@ class Run:
 
     start: int
     lines: list[str]
+    hanging: bool = False  # a manual page's title, split from the text under it (split_titles)
 
     @property
     def end(self) -> int:
@@ -129,6 +130,41 @@ def split_runs(lines: list[str]) -> list[Run]:
                 start = i
             current.append(line)
     return runs
+
+
+# A manual page's layout: a title at the margin, its text indented right under it, no blank
+# line between ("NAME" / "       ls - list directory contents"), in this many runs at least.
+_HANGING_TITLES = 3
+# words only, starting with a letter: not a list's item ("- **Day 29:**", "1. File")
+_PLAIN_TITLE = re.compile(r"[^\W\d_][\w .,'’()/&-]*$")
+
+
+def split_titles(runs: list[Run]) -> list[Run]:
+    """Runs of a text laid out as a manual page with their titles as runs of their own (the
+    headings then stand out to the left of an indented body, text_headings.py); a text with
+    fewer than _HANGING_TITLES such runs is left as it is (a term and its definition)."""
+    hanging = [i for i, run in enumerate(runs) if _hanging_title(run)]
+    if len(hanging) < _HANGING_TITLES:
+        return runs
+    out: list[Run] = []
+    for i, run in enumerate(runs):
+        if i in hanging:
+            out += [Run(run.start, run.lines[:1], hanging=True), Run(run.start + 1, run.lines[1:])]
+        else:
+            out.append(run)
+    return out
+
+
+def _hanging_title(run: Run) -> bool:
+    title, rest = run.lines[0], run.lines[1:]
+    return (
+        bool(rest)
+        and indent_of(title) == 0
+        and len(title) <= 60
+        and len(title.split()) <= 6
+        and _PLAIN_TITLE.match(title) is not None
+        and all(indent_of(line) >= 3 for line in rest)
+    )
 
 
 def is_separator(line: str) -> bool:

@@ -733,3 +733,24 @@ def test_markdown_contents_lists_html_tables_and_heading_markup() -> None:
         ("table", " | Clear all layers\nF2 | Load Gerber files"),
     ]
     assert "Table of Contents" not in _block_texts(doc)
+
+
+def test_a_manual_page_as_text_has_its_sections() -> None:
+    """`man ls > ls.txt`: each title at the margin with its text indented right under it, no
+    blank line between, was read as one paragraph with its text: no section at all. A term
+    and its definition laid out the same way, or a list's items, stay text."""
+    page = (
+        "LS(1)                     User Commands                    LS(1)\n\n"
+        "ИМЯ\n       ls - выводит список содержимого каталога\n\n"
+        "СИНТАКСИС\n       ls [ПАРАМЕТР]... [ФАЙЛ]...\n\n"
+        "ОПИСАНИЕ\n       Выводит информацию о ФАЙЛАХ (текущий каталог по умолчанию).\n\n"
+        "       -a, --all\n              не скрывать файлы, начинающиеся с .\n\n"
+        "СМ. ТАКЖЕ\n       dir(1), vdir(1)\n"
+    )
+    doc = parse_document(page.encode(), "ls.txt")
+    sections = [(s.title, s.level) for _, s in doc.root.walk()][1:]
+    assert sections == [("ИМЯ", 1), ("СИНТАКСИС", 1), ("ОПИСАНИЕ", 1), ("СМ. ТАКЖЕ", 1)]
+    assert "не скрывать файлы" in " ".join(b.text for b in doc.root.children[2].blocks)
+    notes = "- **День 1:**\n   - прочитать\n\n- **День 2:**\n   - написать\n\n"
+    notes += "- **День 3:**\n   - проверить\n\nTerm\n    its definition, indented.\n"
+    assert [s.title for _, s in parse_document(notes.encode(), "plan.txt").root.walk()] == [""]
