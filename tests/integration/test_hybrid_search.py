@@ -106,7 +106,10 @@ async def seeded(database_url: str, local_embedder, tmp_path: Path):
     # a dictionary without these words: the fusion's arithmetic here is without translated
     # terms (test_cross_language.py covers those)
     dictionary = write_dictionary(tmp_path / "empty.dict", "")
-    settings = ServiceSettings.from_env({"MIRAGE_HOME": str(tmp_path)}).with_overrides(
+    # an odd query of 8,000 characters is 4 windows of the float32 graph: ~4.5 s on a slow
+    # hour's machine, over the service's 4 s default; the seeded tests check answers, not speed
+    env = {"MIRAGE_HOME": str(tmp_path), "MIRAGE_QUERY_EMBED_TIMEOUT": "60"}
+    settings = ServiceSettings.from_env(env).with_overrides(
         database_url=database_url, api_keys=("k",), dictionary=dictionary
     )
     async with AsyncTestClient(app=create_app(settings, embedder=local_embedder)) as client:
