@@ -129,6 +129,7 @@ _CONTINUED_END = re.compile(r"[ \t]*(?:←[ \t]*[\ufffd↩]|↩)[ \t]*$")
 # the Return key), at its end or anywhere inside (its lines joined by spaces or not).
 _MARK_END = re.compile(r"[ \t]*←[ \t]*\ufffd[ \t]*$")
 _MARK_INSIDE = re.compile(r"[ \t]*←[ \t]*\ufffd\s*(?=\S)")
+_ENDS = {"code": _CONTINUED_END, "paragraph": _MARK_END}  # a block going on in the next
 
 
 def _continued_code(blocks: list[Block]) -> list[Block]:
@@ -144,8 +145,8 @@ def _continued_code(blocks: list[Block]) -> list[Block]:
             out.append(block)
             continue
         head = out[-1] if out else None
-        end = {"code": _CONTINUED_END, "paragraph": _MARK_END}.get(head.kind if head else "")
-        if head is not None and end is not None and end.search(head.text):
+        end = _ENDS.get(head.kind) if head is not None else None
+        if end is not None and end.search(head.text):
             text = end.sub("", head.text)
             head.text = text + _glue(text, block.text.lstrip()) + block.text.lstrip()
             head.page_end = block.last_page if block.last_page != head.page else head.page_end

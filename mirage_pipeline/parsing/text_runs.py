@@ -143,7 +143,7 @@ def split_titles(runs: list[Run]) -> list[Run]:
     """Runs of a text laid out as a manual page with their titles as runs of their own (the
     headings then stand out to the left of an indented body, text_headings.py); a text with
     fewer than _HANGING_TITLES such runs is left as it is (a term and its definition)."""
-    hanging = [i for i, run in enumerate(runs) if _hanging_title(run)]
+    hanging = {i for i, run in enumerate(runs) if _hanging_title(run)}
     if len(hanging) < _HANGING_TITLES:
         return runs
     out: list[Run] = []
