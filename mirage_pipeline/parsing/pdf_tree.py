@@ -19,6 +19,7 @@ import statistics
 from mirage_pipeline.parsing.model import Block, Section
 from mirage_pipeline.parsing.pdf_headings import CAPTION, Heading
 from mirage_pipeline.parsing.pdf_lines import Line, rows_of
+from mirage_pipeline.parsing.pdf_margins import margin_notes
 from mirage_pipeline.parsing.pdf_tables import Table
 from mirage_pipeline.parsing.pdf_text import Vocabulary, join_lines, join_text
 from mirage_pipeline.parsing.text_repair import literal_break
@@ -59,9 +60,14 @@ def build_tree(
         table_at[min(at)] = table
         skip.update(at)
     listing = _listing_lines(lines)
+    notes_beside = margin_notes(lines, skip, listing)
+    aside = {i for found in notes_beside.values() for i in found}
+    skip.update(aside)
     margins: dict[tuple[int, float], float] = {}  # (page, font size) → right edge of its text
     lefts: dict[tuple[int, float], float] = {}  # … → left edge
-    for line in lines:
+    for i, line in enumerate(lines):
+        if i in aside:
+            continue
         key = (line.page, round(line.size))
         margins[key] = max(margins.get(key, 0.0), line.x1)
         lefts[key] = min(lefts.get(key, line.x0), line.x0)
@@ -69,6 +75,7 @@ def build_tree(
     front: Section | None = None
     paragraph: list[Line] = []
     note: list[Line] = []
+    beside: list[list[Line]] = []  # margin notes of the lines in `paragraph`
 
     def target(page: int) -> Section:
         """The open section; text before the first heading goes to a "Front matter" one."""
@@ -83,8 +90,15 @@ def build_tree(
     def flush() -> None:
         for group in (paragraph, note):
             if group:
-                builder.add(target(group[0].page), group, note=group is note)
+                section = target(group[0].page)
+                at = len(section.blocks)
+                builder.add(section, group, note=group is note)
                 group.clear()
+                if beside:  # before the paragraph they stand beside, as blocks of their own
+                    section.blocks[at:at] = [
+                        builder.margin_note(aside_lines) for aside_lines in beside
+                    ]
+                    beside.clear()
 
     for i, line in enumerate([*lines, None]):
         if i in starts:
@@ -113,6 +127,8 @@ def build_tree(
         if note or (paragraph and not _same_paragraph(paragraph, line, listing, margins)):
             flush()
         paragraph.append(line)
+        if i in notes_beside:
+            beside.append([lines[j] for j in notes_beside[i]])
     flush()
     if front is not None and root.children == [front] and not front.children:
         root.blocks, root.children = front.blocks, []  # no heading at all: no "Front matter"
@@ -305,6 +321,12 @@ class _Builder:
             self.notes.add(id(block))
         elif not mono:
             self.ends[id(block)] = lines[-1]
+
+    def margin_note(self, lines: list[Line]) -> Block:
+        """A note in the margin (pdf_margins.py): names, one a line, or words."""
+        if all(line.code for line in lines):
+            return Block("code", "\n".join(line.text for line in lines), page=lines[0].page)
+        return Block("paragraph", join_lines(lines, self.vocabulary), page=lines[0].page)
 
     def _runs_on(self, end: Line, first: Line) -> bool:
         """`first`, opening a page, goes on with the line `end` closing the page before."""
