@@ -25,6 +25,12 @@ language's) set the comments of their example files with each non-ASCII characte
 the Debian Reference's curly quotes too, "b’’“b’’double quoted textb’’”b’’"), and a listing's
 line break can fall inside one ("b ’’т"); the characters are kept, the rest goes.
 
+Signs a PDF's typesetter drew for ASCII ones: groff sets an option's or a name's hyphen as the
+font's minus ("−−version", "[−H]", "active−region−start−color": no search for "--version"
+matched), and TeX's \\not lays a slash over the relation after it, which reads as a combining
+overlay on the letter before it ("r̸ = 0", "n ̸∈ known"): the minus before a letter is a hyphen,
+the slash and its relation are the negated relation ("r ≠ 0", "n ∉ known").
+
 Words mixing Latin and Cyrillic letters that look alike: a font mapping Latin i to Ukrainian і
 ("Tobіas Oetіker", "\\begіn{pіcture}"), a Latin C typed in a Russian word ("Cоздатель"). No
 search finds such a word; its look-alikes take the script of the rest of it — the one script
@@ -176,6 +182,22 @@ def _one_script(match: re.Match[str]) -> str:
     return word.translate(_TO_LATIN) if to_latin else word
 
 
+# a minus (or several) directly before a letter: an option's or a name's hyphen
+_MINUS_HYPHEN = re.compile("\u2212+(?=[^\\W\\d_])")
+# TeX's \\not: a long solidus overlay, then the relation it strikes
+_NOT = re.compile("\u0338(\\s*)(\\S)")
+
+
+def _hyphens(match: re.Match[str]) -> str:
+    return "-" * len(match[0])
+
+
+def _negated(match: re.Match[str]) -> str:
+    """ "≠" for "̸ =", "∉" for "̸∈": the relation with the overlay, where Unicode has it as one."""
+    negated = unicodedata.normalize("NFC", match[2] + "\u0338")
+    return match[1] + negated if len(negated) == 1 else match[0]
+
+
 def repair_text(doc: ParsedDocument) -> ParsedDocument:
     """The repairs in `doc`'s titles and blocks, in place; a warning counts the passages whose
     double-encoded UTF-8 was repaired. Blocks left empty, or holding only glyphs no font
@@ -208,4 +230,8 @@ def _repaired(text: str) -> tuple[str, bool]:
         fixed = fixed.translate(_ADOBE_PUA)
     if _MIXED.search(fixed):
         fixed = _LETTERS.sub(_one_script, fixed)
+    if "\u2212" in fixed:
+        fixed = _MINUS_HYPHEN.sub(_hyphens, fixed)
+    if "\u0338" in fixed:
+        fixed = _NOT.sub(_negated, fixed)
     return _LATIN_ACCENT.sub(_accented, fixed), encoding_fixed
