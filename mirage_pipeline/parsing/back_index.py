@@ -4,7 +4,8 @@ every command and term of the book, so they match almost any query and crowd the
 that explain them out of the results. Under a section titled as an index in the back half of
 the book, the blocks that read as entries — page-number lists, lists and tables of terms — are
 left out; prose there (a note on how to read the index, a bibliography or a change log the
-outline filed under it) stays."""
+outline filed under it) stays, and so does the index's own heading — not the letter groups under
+it ("Symbols", "A" … "Z") left with nothing in them."""
 
 from __future__ import annotations
 
@@ -36,6 +37,7 @@ def drop_back_index(doc: ParsedDocument) -> ParsedDocument:
                 kept = [b for b in inner.blocks if not _is_entry(b.kind, b.text)]
                 dropped += len(inner.blocks) - len(kept)
                 inner.blocks = kept
+            section.children = [c for c in section.children if c.text_length()]
         seen += sum(len(b.text) for b in section.blocks)
     if dropped:
         doc.metadata["index_blocks_dropped"] = dropped

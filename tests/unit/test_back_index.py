@@ -50,7 +50,14 @@ def test_an_epub_index_of_linked_terms_goes_with_its_letter_sections() -> None:
         ),
         Section("B", 2, blocks=[Block("list", "- BibTeX\n- Bibliography, creating")]),
     ]
-    assert len(_texts(drop_back_index(doc))) == 2  # the two chapters
+    index.children.append(
+        Section("Notes", 2, blocks=[Block("paragraph", "Bold page numbers mark definitions.")])
+    )
+    index.children.append(Section("C", 2))  # a letter the outline gives, with no text at all
+    doc = drop_back_index(doc)
+    assert len(_texts(doc)) == 3  # the two chapters and the note
+    assert [c.title for c in doc.root.children] == ["1 Chapter", "2 Chapter", "Index"]
+    assert [c.title for c in index.children] == ["Notes"]  # no empty letter groups (hologo)
 
 
 def test_only_an_index_in_the_back_half_and_only_an_index() -> None:
