@@ -10,6 +10,8 @@ from dataclasses import dataclass
 
 # A line drawn with one character repeated, or spaced: "-----", "=====", "* * *", "━━━━".
 _SEPARATOR = re.compile(r"^\s*([-=_*~#+.•·─━═])(?:\s?\1){2,}\s*$")
+# The line between two records of a fortune file ("%"; "%%" in some): it ends a paragraph.
+_RECORD_END = frozenset(("%", "%%"))
 # Shell prompts opening a command block: "$ make", "# apt-get install foo".
 _PROMPT = re.compile(r"^\s*[$#] +(?:sudo +)?[a-z./~][\w./+-]*")
 _BULLET = re.compile(r"^\s*(?:[-*+•◦□▪‣–—]|\d{1,3}[.)]|[a-z][.)])\s")
@@ -112,11 +114,14 @@ def _shape(line: str) -> str:
 
 def split_runs(lines: list[str]) -> list[Run]:
     """Runs of non-blank lines, separator lines left out (a separator also ends a run) unless
-    they underline a lone line or line it over and under (a setext or reStructuredText title)."""
+    they underline a lone line or line it over and under (a setext or reStructuredText title);
+    a fortune file's "%" between records ends one."""
     runs: list[Run] = []
     current: list[str] = []
     start = 0
     for i, line in enumerate([*lines, ""]):
+        if line in _RECORD_END:
+            line = ""
         if current and is_separator(line) and _underlines(current, line):
             current.append(line)
         elif not current and is_separator(line) and _overlines(lines, i):

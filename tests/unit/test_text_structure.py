@@ -437,3 +437,18 @@ def test_a_nested_bulleted_contents_gives_its_titles_levels_and_goes() -> None:
     # a bulleted list whose items do not come back as lines of their own is text
     plain = _parse(f"Notes\n\n{contents.replace('O', 'Q')}\nNEW FEATURES\n\n{ANSWER}")
     assert "Differences in default behavior" in _text(plain)
+
+
+def test_the_records_of_a_fortune_file_are_paragraphs_of_their_own() -> None:
+    """fortunes-ru: sayings between lines of "%" and no blank line were one paragraph of
+    97,000 characters; a lone saying is no title underlined with "%"."""
+    sayings = [
+        "Знание — сила.",
+        "Повторение — мать учения.\n        -- Пословица",
+        "Век живи — век учись.",
+        "Ученье свет, а неученье тьма.\nТак говорят.",
+    ]
+    doc = _parse("%\n".join(f"{s}\n" for s in sayings))
+    blocks = [b.text for _, s in doc.root.walk() for b in s.blocks]
+    assert len(blocks) == 4 and blocks[0] == "Знание — сила.", blocks
+    assert not doc.toc()
