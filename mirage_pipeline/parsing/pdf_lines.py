@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import operator
 import re
 from collections import Counter
 from collections.abc import Callable
@@ -72,6 +73,8 @@ LineFix = Callable[[str], str]
 _SAMPLE_SPANS = 100
 _SAMPLE_NON_ASCII_SPANS = 400
 _CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f]")
+_TEXT = operator.itemgetter("text")
+_STYLE = operator.itemgetter("font", "size", "flags")
 
 
 def extract_lines(
@@ -99,6 +102,7 @@ def extract_lines(
             )
         return found
 
+    sampled: set[str] = set()  # fonts whose sample is full
     for page in doc:
         found: list[Line] = []
         fonts: dict[str, int] = {}
@@ -108,39 +112,38 @@ def extract_lines(
                 continue
             block_id += 1
             for line in block["lines"]:
-                spans = []
-                fixed = False
-                for s in line["spans"]:
-                    if not s["text"]:
-                        continue
-                    font = s["font"]
-                    if fix is not None and font in fixed_fonts:
-                        s["text"] = fix(font, s["text"])
-                        fixed = True
-                    fonts[font] = fonts.get(font, 0) + len(s["text"])
-                    if samples is not None:
-                        sample = samples.setdefault(font, [])
-                        if len(sample) < _SAMPLE_SPANS or (
-                            len(sample) < _SAMPLE_NON_ASCII_SPANS
-                            and (not s["text"].isascii() or _CONTROL.search(s["text"]))
-                        ):
-                            sample.append(s["text"])
-                    spans.append(s)
+                spans = list(filter(_TEXT, line["spans"]))
                 if not spans:
                     continue
-                note_mark = False
+                fixed = False
+                if fix is not None:
+                    for s in spans:
+                        if s["font"] in fixed_fonts:
+                            s["text"] = fix(s["font"], s["text"])
+                            fixed = True
                 first = spans[0]
-                if len(spans) == 1 or all(
-                    s["size"] == first["size"]
-                    and s["flags"] == first["flags"]
-                    and s["font"] == first["font"]
-                    for s in spans
-                ):  # most lines: one font throughout (MuPDF ends a span at each space it adds)
-                    text = (
-                        "".join(s["text"] for s in spans).strip()
-                        if spans[1:]
-                        else first["text"].strip()
-                    )
+                font = first["font"]
+                # most lines: one font throughout (MuPDF ends a span at each space it adds)
+                uniform = len(spans) == 1 or len(set(map(_STYLE, spans))) == 1
+                if uniform:
+                    joined = "".join(map(_TEXT, spans)) if spans[1:] else first["text"]
+                    fonts[font] = fonts.get(font, 0) + len(joined)
+                    if samples is not None and font not in sampled:
+                        sample = samples.setdefault(font, [])
+                        if (
+                            len(sample) < _SAMPLE_SPANS
+                            or not joined.isascii()
+                            or _CONTROL.search(joined)
+                        ):
+                            _sample(spans, samples, sampled)
+                else:
+                    for s in spans:
+                        fonts[s["font"]] = fonts.get(s["font"], 0) + len(s["text"])
+                    if samples is not None:
+                        _sample(spans, samples, sampled)
+                note_mark = False
+                if uniform:
+                    text = joined.strip()
                     size = round(first["size"], 1)
                     bold, mono = style(first)
                     code, mono_ends = mono, (mono, mono)
@@ -191,6 +194,23 @@ def extract_lines(
             found = _without_plot_marks(found)
         pages.append(PageLines(page.number + 1, page.rect.height, found, fonts))
     return pages
+
+
+def _sample(spans: list[dict], samples: dict[str, list[str]], sampled: set[str]) -> None:
+    """Each span's text to its font's sample, while the sample takes it; `sampled` gets the
+    fonts whose sample is full."""
+    for s in spans:
+        font = s["font"]
+        if font in sampled:
+            continue
+        sample = samples.setdefault(font, [])
+        text = s["text"]
+        if len(sample) < _SAMPLE_SPANS or (
+            len(sample) < _SAMPLE_NON_ASCII_SPANS and (not text.isascii() or _CONTROL.search(text))
+        ):
+            sample.append(text)
+            if len(sample) >= _SAMPLE_NON_ASCII_SPANS:
+                sampled.add(font)
 
 
 # A page with this many lines of one and the same sign draws a plot with it: miniplot.pdf's
