@@ -30,6 +30,7 @@ from mirage_pipeline.parsing.pdf_notes import find_footnotes
 from mirage_pipeline.parsing.pdf_running import drop_running_lines, printed_labels
 from mirage_pipeline.parsing.pdf_tables import find_tables
 from mirage_pipeline.parsing.pdf_tree import NOTE_MARKS, build_tree
+from mirage_pipeline.parsing.text_repair import groff_hyphens
 
 # A PDF where (nearly) no page has text, or with only a few characters per page on average,
 # is a scan, or a broken build with an outline and no body (page numbers and stray URLs only).
@@ -143,7 +144,7 @@ def _parse(doc: pymupdf.Document, name: str) -> ParsedDocument:
         metadata["authors"] = [
             a.strip() for a in re.split(r"[;,]| and ", metadata_in["author"]) if a.strip()
         ]
-    return ParsedDocument(
+    parsed = ParsedDocument(
         format="pdf",
         title=title,
         root=root,
@@ -152,6 +153,9 @@ def _parse(doc: pymupdf.Document, name: str) -> ParsedDocument:
         pages=doc.page_count,
         page_labels=_page_labels(doc) or printed_labels(folios, doc.page_count),
     )
+    if "groff" in (metadata_in.get("creator") or "").lower():
+        groff_hyphens(parsed)  # its options' hyphens are set as minus signs
+    return parsed
 
 
 def _front_headings(

@@ -26,17 +26,18 @@ _ALIGNED = 3  # a document's margin notes line up: this many lines at least shar
 _NOTE_STEP = 2.0  # font sizes between the tops of two lines of one note, at most
 
 
-def margin_notes(lines: list[Line], skip: set[int], listing: set[int]) -> dict[int, list[int]]:
+def margin_notes(lines: list[Line], skip: set[int], apart: set[int]) -> dict[int, list[int]]:
     """Notes in the margins, by the line they stand beside: index of that line → indexes of
     its notes' lines, one note after the other.
 
-    A note's lines are short and lie wholly outside the document's text column (left or right
-    of the edges its full lines share on pages of that parity: a book's odd and even pages
-    mirror their margins), stacked one under the other, lined up with other such lines, and
-    none of them goes on in a line reaching into the column (an example's source set wider
-    than the column, its output beside it). One of them stands a margin's width from a line of
-    prose in the column on its row; the note holds a letter (an equation's number is none).
-    `skip`: indexes of lines already taken (headings, tables); `listing`: ids of code lines."""
+    A note's lines lie wholly outside the document's text column (left or right of the edges
+    its full lines share on pages of that parity: a book's odd and even pages mirror their
+    margins), stacked one under the other, short, lined up with other such lines, and none of
+    them goes on in a line reaching into the column or shares its row with one (an example's
+    source set wider than the column, a float's caption beside its figure). One of them stands
+    a margin's width from a line of prose in the column on its row; the note holds a letter
+    (an equation's number is none). `skip`: indexes of lines already taken (headings, tables);
+    `apart`: ids of lines no note stands beside (a listing's, a footnote's)."""
     columns = {parity: _column(ln for ln in lines if ln.page % 2 == parity) for parity in (0, 1)}
     candidates: list[tuple[int, bool]] = []  # (line, on the left)
     inside: dict[int, list[int]] = {}  # page → its prose lines in the column
@@ -46,28 +47,29 @@ def margin_notes(lines: list[Line], skip: set[int], listing: set[int]) -> dict[i
         if edges is None:
             continue
         left, right = edges
-        page = list(group)
         found = []
         astride = []  # lines reaching from a margin into the column
-        for i, line in page:
+        for i, line in group:
             clear = _OFF_COLUMN * line.size
             if line.x1 <= left - clear or line.x0 >= right + clear:
                 found.append((i, line.x1 <= left - clear))
             elif line.x0 >= left - 1 and line.x1 <= right + 1:
-                if id(line) not in listing:
+                if id(line) not in apart:
                     inside.setdefault(number, []).append(i)
             else:
                 astride.append(line)
         candidates += [
             (i, on_left)
             for i, on_left in found
-            if len(lines[i].text) <= _NOTE_CHARS
-            and not any(_goes_on(lines[i], other) for other in astride)
+            if not any(_goes_on(lines[i], other) for other in astride)
         ]
     aligned = _aligned(lines, candidates)
     notes: dict[int, list[int]] = {}
     for note in _stacks(lines, [c for c in candidates if c[0] in aligned]):
-        if not any(c.isalpha() for i, _ in note for c in lines[i].text):
+        texts = [lines[i].text for i, _ in note]
+        if any(len(text) > _NOTE_CHARS for text in texts) or not any(
+            c.isalpha() for text in texts for c in text
+        ):
             continue
         beside = next(
             (b for i, on_left in note if (b := _beside(lines, i, on_left, inside)) is not None),
@@ -79,8 +81,13 @@ def margin_notes(lines: list[Line], skip: set[int], listing: set[int]) -> dict[i
 
 
 def _goes_on(line: Line, other: Line) -> bool:
-    """`other` is in `line`'s block, or the line right above or below it."""
-    return line.block == other.block or _stacked(line, other) or _stacked(other, line)
+    """`other` is in `line`'s block, on its row, or the line right above or below it."""
+    return (
+        line.block == other.block
+        or _same_row(line, other)
+        or _stacked(line, other)
+        or _stacked(other, line)
+    )
 
 
 def _aligned(lines: list[Line], candidates: list[tuple[int, bool]]) -> set[int]:

@@ -60,7 +60,7 @@ def build_tree(
         table_at[min(at)] = table
         skip.update(at)
     listing = _listing_lines(lines)
-    notes_beside = margin_notes(lines, skip, listing)
+    notes_beside = margin_notes(lines, skip, listing | notes.keys())
     aside = {i for found in notes_beside.values() for i in found}
     skip.update(aside)
     margins: dict[tuple[int, float], float] = {}  # (page, font size) → right edge of its text
@@ -91,13 +91,11 @@ def build_tree(
         for group in (paragraph, note):
             if group:
                 section = target(group[0].page)
-                at = len(section.blocks)
-                builder.add(section, group, note=group is note)
+                block = builder.add(section, group, note=group is note)
                 group.clear()
                 if beside:  # before the paragraph they stand beside, as blocks of their own
-                    section.blocks[at:at] = [
-                        builder.margin_note(aside_lines) for aside_lines in beside
-                    ]
+                    at = next(i for i, b in enumerate(section.blocks) if b is block)
+                    section.blocks[at:at] = [builder.margin_note(aside) for aside in beside]
                     beside.clear()
 
     for i, line in enumerate([*lines, None]):
@@ -296,10 +294,11 @@ class _Builder:
         self.vocabulary = vocabulary
         self.margins = margins
         self.lefts = lefts
-        self.notes: set[int] = set()  # ids of footnote blocks
+        self.notes: set[int] = set()  # ids of footnote and margin-note blocks
         self.ends: dict[int, Line] = {}  # paragraph block id → its last line
 
-    def add(self, section: Section, lines: list[Line], note: bool = False) -> None:
+    def add(self, section: Section, lines: list[Line], note: bool = False) -> Block:
+        """The block `lines` became, or the paragraph of the page before they went on with."""
         mono = not note and all(line.mono for line in lines)
         text = _code_text(lines) if mono else join_lines(lines, self.vocabulary)
         page, last = lines[0].page, lines[-1].page
@@ -312,7 +311,7 @@ class _Builder:
             previous.text = join_text(previous.text, text, self.vocabulary, glue)
             previous.page_end = last
             self.ends[id(previous)] = lines[-1]
-            return
+            return previous
         block = Block(kind="code" if mono else "paragraph", text=text, page=page)
         if last != page:
             block.page_end = last
@@ -321,12 +320,17 @@ class _Builder:
             self.notes.add(id(block))
         elif not mono:
             self.ends[id(block)] = lines[-1]
+        return block
 
     def margin_note(self, lines: list[Line]) -> Block:
-        """A note in the margin (pdf_margins.py): names, one a line, or words."""
+        """A note in the margin (pdf_margins.py): names, one a line, or words. A paragraph
+        going on across a page looks past it, as past a footnote."""
         if all(line.code for line in lines):
-            return Block("code", "\n".join(line.text for line in lines), page=lines[0].page)
-        return Block("paragraph", join_lines(lines, self.vocabulary), page=lines[0].page)
+            block = Block("code", "\n".join(line.text for line in lines), page=lines[0].page)
+        else:
+            block = Block("paragraph", join_lines(lines, self.vocabulary), page=lines[0].page)
+        self.notes.add(id(block))
+        return block
 
     def _runs_on(self, end: Line, first: Line) -> bool:
         """`first`, opening a page, goes on with the line `end` closing the page before."""
@@ -343,7 +347,7 @@ class _Builder:
 
     def _continued(self, section: Section, page: int) -> Block | None:
         """The paragraph a text starting on `page` may continue: the section's last block
-        but footnotes, ending on the page before and not at a sentence end."""
+        but footnotes and margin notes, ending on the page before and not at a sentence end."""
         for block in reversed(section.blocks):
             if id(block) in self.notes:
                 continue

@@ -25,11 +25,12 @@ language's) set the comments of their example files with each non-ASCII characte
 the Debian Reference's curly quotes too, "b’’“b’’double quoted textb’’”b’’"), and a listing's
 line break can fall inside one ("b ’’т"); the characters are kept, the rest goes.
 
-Signs a PDF's typesetter drew for ASCII ones: groff sets an option's or a name's hyphen as the
-font's minus ("−−version", "[−H]", "active−region−start−color": no search for "--version"
-matched), and TeX's \\not lays a slash over the relation after it, which reads as a combining
-overlay on the letter before it ("r̸ = 0", "n ̸∈ known"): the minus before a letter is a hyphen,
-the slash and its relation are the negated relation ("r ≠ 0", "n ∉ known").
+TeX's \\not lays a slash over the relation after it, which reads as a combining overlay on the
+letter before it ("r̸ = 0", "n ̸∈ known"): the slash and its relation are the negated relation
+("r ≠ 0", "n ∉ known"). And groff sets an option's or a name's hyphen as the font's minus
+("−−version", "[−H]", "active−region−start−color": a command copied from a citation failed in a
+shell): in a PDF groff made, a minus before a letter is a hyphen (`groff_hyphens`; elsewhere a
+minus before a letter is arithmetic, "(1−x)").
 
 Words mixing Latin and Cyrillic letters that look alike: a font mapping Latin i to Ukrainian і
 ("Tobіas Oetіker", "\\begіn{pіcture}"), a Latin C typed in a Russian word ("Cоздатель"). No
@@ -188,6 +189,16 @@ _MINUS_HYPHEN = re.compile("\u2212+(?=[^\\W\\d_])")
 _NOT = re.compile("\u0338(\\s*)(\\S)")
 
 
+def groff_hyphens(doc: ParsedDocument) -> None:
+    """A minus directly before a letter is a hyphen, in `doc`'s titles and blocks (in place):
+    for a PDF groff made, which sets every hyphen of an option or a name as a minus."""
+    for _, section in doc.root.walk():
+        section.title = _MINUS_HYPHEN.sub(_hyphens, section.title)
+        for block in section.blocks:
+            if "\u2212" in block.text:
+                block.text = _MINUS_HYPHEN.sub(_hyphens, block.text)
+
+
 def _hyphens(match: re.Match[str]) -> str:
     return "-" * len(match[0])
 
@@ -230,8 +241,6 @@ def _repaired(text: str) -> tuple[str, bool]:
         fixed = fixed.translate(_ADOBE_PUA)
     if _MIXED.search(fixed):
         fixed = _LETTERS.sub(_one_script, fixed)
-    if "\u2212" in fixed:
-        fixed = _MINUS_HYPHEN.sub(_hyphens, fixed)
     if "\u0338" in fixed:
         fixed = _NOT.sub(_negated, fixed)
     return _LATIN_ACCENT.sub(_accented, fixed), encoding_fixed

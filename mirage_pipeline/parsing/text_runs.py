@@ -115,12 +115,14 @@ def _shape(line: str) -> str:
 def split_runs(lines: list[str]) -> list[Run]:
     """Runs of non-blank lines, separator lines left out (a separator also ends a run) unless
     they underline a lone line or line it over and under (a setext or reStructuredText title);
-    a fortune file's "%" between records ends one."""
+    in a fortune file (its "%" lines outnumber its blank ones), a "%" between records ends one."""
     runs: list[Run] = []
     current: list[str] = []
     start = 0
+    records = sum(line in _RECORD_END for line in lines)
+    fortunes = records >= 3 and records > sum(not line.strip() for line in lines)
     for i, line in enumerate([*lines, ""]):
-        if line in _RECORD_END:
+        if fortunes and line in _RECORD_END:
             line = ""
         if current and is_separator(line) and _underlines(current, line):
             current.append(line)

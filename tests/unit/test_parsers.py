@@ -639,19 +639,12 @@ def test_latin_accents_set_apart_join_their_letters() -> None:
     ]
 
 
-def test_a_typesetters_minus_and_not_slash_become_what_they_stand_for() -> None:
-    """groff sets an option's hyphen as a minus ("find [−H] −−version": no search for
-    "--version" matched); TeX's \\not reads as a combining overlay on the letter before the
-    relation ("r̸ = 0"). A minus in arithmetic stays."""
-    body = (
-        "# Options\n\nfind [\u2212H] \u2212\u2212version, active\u2212region\u2212start.\n\n"
-        "while r\u0338 = 0 and n?\u0338 \u2208 known do; a \u2212 b = \u22125.\n"
-    )
-    doc = parse_document(body.encode(), "find.md")
-    assert _block_texts(doc) == [
-        "find [-H] --version, active-region-start.",
-        "while r \u2260 0 and n? \u2209 known do; a \u2212 b = \u22125.",
-    ]
+def test_texs_not_slash_read_onto_a_letter_is_the_negated_relation() -> None:
+    """TeX's \\not reads as a combining overlay on the letter before the relation ("r̸ = 0");
+    a minus before a letter outside a groff PDF is arithmetic and stays ("(1−x)")."""
+    body = "# Loop\n\nwhile r\u0338 = 0 and n?\u0338 \u2208 known do (1\u2212x) \u2212b.\n"
+    doc = parse_document(body.encode(), "loop.md")
+    assert _block_texts(doc) == ["while r \u2260 0 and n? \u2209 known do (1\u2212x) \u2212b."]
 
 
 def test_adobe_private_use_letters_and_digits_become_standard_ones() -> None:

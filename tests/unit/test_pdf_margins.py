@@ -103,3 +103,40 @@ def test_an_example_set_wider_than_the_column_stays_whole() -> None:
         runs += [(260, y + 18 + 12 * i, text, "helv") for i, text in enumerate(output)]
     texts = _texts(_pdf(runs))
     assert texts.count("\n".join(source)) == 2, texts
+
+
+def _pages(pages: list[list[tuple[float, float, str, str]]]) -> bytes:
+    doc = pymupdf.open()
+    for runs in pages:
+        page = doc.new_page(width=595, height=842)
+        for x, y, text, font in runs:
+            page.insert_text((x, y), text, fontsize=10, fontname=font)
+    data = doc.tobytes()
+    doc.close()
+    return data
+
+
+def test_a_name_beside_a_paragraph_going_on_from_the_page_before_keeps_it_whole() -> None:
+    """A name beside the first line of a page whose paragraph goes on from the page before is
+    set before that paragraph, which stays one."""
+    lead = [f"Prose of the first page in the column of the text, line {i} of it." for i in range(6)]
+    first = [(BODY, 100 + 12 * i, text, "helv") for i, text in enumerate(lead)]
+    first.append((BODY, 800, "and the last paragraph of the page breaks in the mid-", "helv"))
+    second = _described(
+        "\\goeson", 60, "dle of a word that goes on here at the top of the next", "page."
+    )
+    for n, name in enumerate(("\\other", "\\third")):
+        second += _described(
+            name,
+            120 + 60 * n,
+            "Another paragraph of this page comes with its own name in",
+            "the margin, set before it in the text as well, and it",
+        )
+        second.append((BODY, 144 + 60 * n, "goes on for a third line of prose at the end.", "helv"))
+    texts = _texts(_pages([first, second]))
+    assert texts[1:4] == [
+        "\\goeson",
+        "and the last paragraph of the page breaks in the middle of a word that goes on here "
+        "at the top of the next page.",
+        "\\other",
+    ], texts

@@ -857,3 +857,29 @@ def test_a_plots_data_points_set_as_glyphs_are_left_out() -> None:
     assert sum(t.count(".") + t.count("…") for t in texts) == 2  # the two sentences' ends
     assert "The figure below plots the measured values over a year." in " ".join(texts)
     assert sum(t.count("+") for t in texts) == 4  # the table's signs: fewer than a plot's
+
+
+def test_a_groff_pdfs_minus_signs_before_letters_are_hyphens() -> None:
+    """groff sets an option's or a name's hyphen as a minus ("find [−H] −−version"): a command
+    copied from the citation failed in a shell. Only in a PDF groff made: elsewhere a minus
+    before a letter is arithmetic ("(1−x)")."""
+    minus = "\u2212"
+    lines = [f"find [{minus}H] [{minus}L] {minus * 2}version, or active{minus}region, (1{minus}x)."]
+
+    def pdf(creator: str) -> bytes:
+        doc = pymupdf.open()
+        page = doc.new_page(width=595, height=842)
+        page.insert_font(fontname="F0", fontbuffer=pymupdf.Font("tiro").buffer)
+        for i, text in enumerate(lines):
+            page.insert_text((72, 100 + 14 * i), text, fontsize=10, fontname="F0")
+        doc.set_metadata({"creator": creator})
+        return doc.tobytes()
+
+    assert _text_of(pdf("groff version 1.22.4")) == [
+        "find [-H] [-L] --version, or active-region, (1-x)."
+    ]
+    assert _text_of(pdf("LaTeX with hyperref")) == lines
+
+
+def _text_of(pdf: bytes) -> list[str]:
+    return [b.text for b in _blocks(parse_document(pdf, "find.pdf"))]

@@ -441,7 +441,8 @@ def test_a_nested_bulleted_contents_gives_its_titles_levels_and_goes() -> None:
 
 def test_the_records_of_a_fortune_file_are_paragraphs_of_their_own() -> None:
     """fortunes-ru: sayings between lines of "%" and no blank line were one paragraph of
-    97,000 characters; a lone saying is no title underlined with "%"."""
+    97,000 characters; a lone saying is no title underlined with "%". In any other text a "%"
+    line is text (a LaTeX comment in a listing)."""
     sayings = [
         "Знание — сила.",
         "Повторение — мать учения.\n        -- Пословица",
@@ -452,3 +453,6 @@ def test_the_records_of_a_fortune_file_are_paragraphs_of_their_own() -> None:
     blocks = [b.text for _, s in doc.root.walk() for b in s.blocks]
     assert len(blocks) == 4 and blocks[0] == "Знание — сила.", blocks
     assert not doc.toc()
+    latex = "\\documentclass{article}\n%\n\\usepackage{foo}\n%\n\\begin{document}\n%\n"
+    other = _parse(f"Notes\n\nA preamble for the class.\n\n{latex}\nAnd so on.\n\nThe end.\n")
+    assert latex.strip() in _text(other)
