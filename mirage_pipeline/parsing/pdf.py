@@ -92,7 +92,8 @@ def _parse(doc: pymupdf.Document, name: str) -> ParsedDocument:
     if metadata_in.get("encryption"):
         warnings.append(f"encrypted ({metadata_in['encryption']}) but readable without a password")
     folios: dict[int, int] = {}
-    dropped = drop_running_lines(pages, folios)
+    listings: set[int] = set()  # pages whose first listing goes on from the page before
+    dropped = drop_running_lines(pages, folios, listings)
     contents = drop_printed_contents(pages)
     lines = [line for page in pages for line in page.lines]
     page_starts = _page_starts(pages)
@@ -122,7 +123,7 @@ def _parse(doc: pymupdf.Document, name: str) -> ParsedDocument:
     title = _title(metadata_in.get("title") or "", pages, name)
     heading_lines = {id(lines[i]) for h in headings for i in h.lines}  # an outline's title
     tables = [t for t in tables if not any(id(ln) in heading_lines for ln in t.lines)]
-    root = build_tree(lines, headings, tables, notes)
+    root = build_tree(lines, headings, tables, notes, listings)
     drop_contents_section(root)
     metadata = {
         "pages": doc.page_count,

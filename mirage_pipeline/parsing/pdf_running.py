@@ -28,9 +28,14 @@ _CONTINUATION = re.compile(
 _END_NUMBER = re.compile(r"^(\d{1,4})(?:\s|$)|\s(\d{1,4})$")
 
 
-def drop_running_lines(pages: list[PageLines], folios: dict[int, int] | None = None) -> int:
+def drop_running_lines(
+    pages: list[PageLines],
+    folios: dict[int, int] | None = None,
+    listings: set[int] | None = None,
+) -> int:
     """Remove running headers/footers and page numbers in place; return how many lines went.
-    `folios` gets the printed page numbers found (physical page → number).
+    `folios` gets the printed page numbers found (physical page → number); `listings` the
+    pages whose first listing goes on from the page before (Sphinx's labels say so).
 
     Candidates are a page's edge rows: its topmost and bottommost lines, when set apart from
     the body by a gap (a running header sits above the text, not on its first line). An edge
@@ -72,6 +77,9 @@ def drop_running_lines(pages: list[PageLines], folios: dict[int, int] | None = N
             running = False
             if _CONTINUATION.match(line.text.strip()):
                 running = True  # not running text, but as much furniture: anywhere it is
+                if listings is not None:  # over a listing's rest, or under its first part
+                    upper = line.y0 < page.height / 2
+                    listings.add(page.number if upper else page.number + 1)
             elif id(line) in numbered or (zone and _PAGE_NUMBER.match(line.text.strip())):
                 running = True
                 if line.text.strip().isdigit():

@@ -44,9 +44,11 @@ def build_tree(
     headings: list[Heading],
     tables: list[Table],
     notes: dict[int, bool],
+    listings: frozenset[int] | set[int] = frozenset(),
 ) -> Section:
     """The document's sections with their blocks, in reading order. `notes`: ids of footnote
-    lines → whether the line opens a footnote."""
+    lines → whether the line opens a footnote; `listings`: pages whose first listing goes on
+    from the page before."""
     root = Section(title="", level=0, page=1)
     stack = [root]
     starts: dict[int, list[Heading]] = {}
@@ -71,7 +73,7 @@ def build_tree(
         key = (line.page, round(line.size))
         margins[key] = max(margins.get(key, 0.0), line.x1)
         lefts[key] = min(lefts.get(key, line.x0), line.x0)
-    builder = _Builder(Vocabulary(lines), margins, lefts)
+    builder = _Builder(Vocabulary(lines), margins, lefts, listings)
     front: Section | None = None
     paragraph: list[Line] = []
     note: list[Line] = []
@@ -290,10 +292,12 @@ class _Builder:
         vocabulary: Vocabulary,
         margins: dict[tuple[int, float], float],
         lefts: dict[tuple[int, float], float],
+        listings: frozenset[int] | set[int] = frozenset(),
     ) -> None:
         self.vocabulary = vocabulary
         self.margins = margins
         self.lefts = lefts
+        self.listings = listings  # pages whose first listing goes on from the page before
         self.notes: set[int] = set()  # ids of footnote and margin-note blocks
         self.ends: dict[int, Line] = {}  # paragraph block id → its last line
 
@@ -302,6 +306,12 @@ class _Builder:
         mono = not note and all(line.mono for line in lines)
         text = _code_text(lines) if mono else join_lines(lines, self.vocabulary)
         page, last = lines[0].page, lines[-1].page
+        if mono and page in self.listings:
+            listing = self._continued_listing(section, page)
+            if listing is not None:  # Sphinx's labels said the listing goes on here
+                listing.text += "\n" + text
+                listing.page_end = last
+                return listing
         previous = None if mono or note else self._continued(section, page)
         if previous is not None and (
             text[:1].islower() or self._runs_on(self.ends[id(previous)], lines[0])
@@ -344,6 +354,15 @@ class _Builder:
             and end.x1 >= self.margins[(end.page, size)] - end.size
             and first.x0 <= self.lefts[(first.page, round(first.size))] + 0.5 * first.size
         )
+
+    def _continued_listing(self, section: Section, page: int) -> Block | None:
+        """The listing a listing starting on `page` goes on with: the section's last block
+        but footnotes and margin notes, a listing ending on the page before."""
+        for block in reversed(section.blocks):
+            if id(block) in self.notes:
+                continue
+            return block if block.kind == "code" and block.last_page == page - 1 else None
+        return None
 
     def _continued(self, section: Section, page: int) -> Block | None:
         """The paragraph a text starting on `page` may continue: the section's last block

@@ -17,10 +17,13 @@ from mirage_pipeline.parsing.pdf_text import Vocabulary, join_text
 Run = tuple[float, float, str, str, float]
 
 
-def _pdf(pages: list[list[Run]]) -> bytes:
+def _pdf(pages: list[list[Run]], cyrillic: str | None = None) -> bytes:
+    """A PDF of `pages`; `cyrillic` names a font with Cyrillic letters the runs may use."""
     doc = pymupdf.open()
     for runs in pages:
         page = doc.new_page(width=595, height=842)
+        if cyrillic:
+            page.insert_font(fontname=cyrillic, fontbuffer=pymupdf.Font("cjk").buffer)
         for x, y, text, font, size in runs:
             page.insert_text((x, y), text, fontsize=size, fontname=font)
     data = doc.tobytes()
@@ -822,7 +825,8 @@ def _block_texts_repaired(text: str) -> str:
 def test_sphinx_labels_of_a_listing_broken_across_pages_are_left_out() -> None:
     """The Ubuntu packaging guide (Sphinx, English and Russian): "(continues on next page)"
     under the first part of a listing and "(continued from previous page)" — or
-    "(продолжение с предыдущей страницы)" — over the rest were indexed as paragraphs."""
+    "(продолжение с предыдущей страницы)" — over the rest were indexed as paragraphs, and the
+    listing was two."""
     code = [f"$ apt-cache show package-{i}" for i in range(8)]
     first = [
         *_lines(72, 100, ["A package's record tells where it comes from and what it needs."]),
@@ -830,13 +834,16 @@ def test_sphinx_labels_of_a_listing_broken_across_pages_are_left_out() -> None:
         (440, 790, "(continues on next page)", "helv", 8),
     ]
     second = [
-        (400, 80, "(продолжение с предыдущей страницы)", "helv", 8),
+        (400, 80, "(продолжение с предыдущей страницы)", "F0", 8),
         *[(72, 100 + 12 * i, text, "cour", 9) for i, text in enumerate(code[4:])],
         *_lines(72, 200, ["The record's fields are the package's control file's."]),
     ]
-    text = _text(parse_document(_pdf([first, second]), "guide.pdf"))
+    blocks = _blocks(parse_document(_pdf([first, second], cyrillic="F0"), "guide.pdf"))
+    text = "\n".join(b.text for b in blocks)
     assert "continue" not in text and "продолжение" not in text
-    assert all(line in text for line in code)
+    # and the listing is one block again, from its page to the next
+    listing = [b for b in blocks if b.kind == "code"]
+    assert [(b.text, b.page, b.page_end) for b in listing] == [("\n".join(code), 1, 2)]
 
 
 def test_a_plots_data_points_set_as_glyphs_are_left_out() -> None:
