@@ -358,26 +358,27 @@ class _Builder:
     def _continued_listing(self, section: Section, page: int) -> Block | None:
         """The listing a listing starting on `page` goes on with: the section's last block
         but footnotes and margin notes, a listing ending on the page before."""
-        for block in reversed(section.blocks):
-            if id(block) in self.notes:
-                continue
-            return block if block.kind == "code" and block.last_page == page - 1 else None
+        block = self._last(section)
+        if block is not None and block.kind == "code" and block.last_page == page - 1:
+            return block
         return None
 
     def _continued(self, section: Section, page: int) -> Block | None:
         """The paragraph a text starting on `page` may continue: the section's last block
         but footnotes and margin notes, ending on the page before and not at a sentence end."""
-        for block in reversed(section.blocks):
-            if id(block) in self.notes:
-                continue
-            if (
-                id(block) in self.ends
-                and block.last_page == page - 1
-                and not block.text.endswith(_SENTENCE_END)
-            ):
-                return block
-            return None
+        block = self._last(section)
+        if (
+            block is not None
+            and id(block) in self.ends
+            and block.last_page == page - 1
+            and not block.text.endswith(_SENTENCE_END)
+        ):
+            return block
         return None
+
+    def _last(self, section: Section) -> Block | None:
+        """The section's last block but footnotes and margin notes."""
+        return next((b for b in reversed(section.blocks) if id(b) not in self.notes), None)
 
 
 def _code_text(lines: list[Line]) -> str:

@@ -10,10 +10,15 @@ BODY = 150  # the text column's left edge
 
 
 def _pdf(runs: list[tuple[float, float, str, str]]) -> bytes:
+    return _pages([runs])
+
+
+def _pages(pages: list[list[tuple[float, float, str, str]]]) -> bytes:
     doc = pymupdf.open()
-    page = doc.new_page(width=595, height=842)
-    for x, y, text, font in runs:
-        page.insert_text((x, y), text, fontsize=10, fontname=font)
+    for runs in pages:
+        page = doc.new_page(width=595, height=842)
+        for x, y, text, font in runs:
+            page.insert_text((x, y), text, fontsize=10, fontname=font)
     data = doc.tobytes()
     doc.close()
     return data
@@ -103,17 +108,6 @@ def test_an_example_set_wider_than_the_column_stays_whole() -> None:
         runs += [(260, y + 18 + 12 * i, text, "helv") for i, text in enumerate(output)]
     texts = _texts(_pdf(runs))
     assert texts.count("\n".join(source)) == 2, texts
-
-
-def _pages(pages: list[list[tuple[float, float, str, str]]]) -> bytes:
-    doc = pymupdf.open()
-    for runs in pages:
-        page = doc.new_page(width=595, height=842)
-        for x, y, text, font in runs:
-            page.insert_text((x, y), text, fontsize=10, fontname=font)
-    data = doc.tobytes()
-    doc.close()
-    return data
 
 
 def test_a_name_beside_a_paragraph_going_on_from_the_page_before_keeps_it_whole() -> None:
