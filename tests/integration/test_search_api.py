@@ -170,3 +170,11 @@ async def test_search_never_returns_another_projects_chunks(client):
 async def test_a_validation_error_names_the_field(client):
     detail = (await search(client, {"query": "bread", "limit": 500})).json()["detail"]
     assert "limit" in detail and "100" in detail
+
+
+async def test_a_passage_is_found_by_the_words_of_its_headings(client):
+    # "Knead the dough …" never says "bread": its section's title does (migration 0014)
+    hits = (await search(client, {"query": "bread", "mode": "text", "limit": 5})).json()
+    assert [h["structure"]["section"] for h in hits] == ["Bread"]
+    assert "bread" not in hits[0]["content"].lower()
+    assert hits[0]["scores"]["text_rank"] == 1

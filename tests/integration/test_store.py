@@ -124,6 +124,38 @@ def test_the_float32_engine_migration_re_embeds_the_bundled_models_projects(
         assert [(project, path) for _, project, path in open_requests(conn)] == [("books", None)]
 
 
+def test_headings_migration_indexes_a_chunks_heading_words(database_url: str) -> None:
+    """Migration 0014 on an index holding chunks: each chunk's tsv gains its heading path's
+    words (in its own language), the column stays in the row (0010) and its GIN index keeps
+    its short pending list (0012)."""
+    index = prepare_database(database_url, "local:multilingual-e5-small", 384)
+    with connect(database_url) as conn:
+        pid, doc = start_document(
+            conn, project="p", path="a.md", file_type="markdown", content_hash="h", size_bytes=1
+        )
+        written = [
+            dataclasses.replace(c, structure={"heading_path": ["Beekeeping", "Swarming"]})
+            for c in chunks(2)
+        ]
+        write_chunks(conn, index, pid, doc, written)
+        conn.execute("DELETE FROM schema_migrations WHERE version = 14")
+        conn.commit()
+        assert apply_migrations(conn) == [14]
+        found = conn.execute(
+            "SELECT count(*) FROM chunks WHERE tsv @@ to_tsquery('english', 'swarm')"
+        ).fetchone()[0]
+        storage = conn.execute(
+            "SELECT attstorage FROM pg_attribute"
+            " WHERE attrelid = 'chunks'::regclass AND attname = 'tsv'"
+        ).fetchone()[0]
+        options = conn.execute(
+            "SELECT reloptions FROM pg_class WHERE relname = 'chunks_tsv_idx'"
+        ).fetchone()[0]
+    assert found == 2
+    assert storage == "m"
+    assert options == ["gin_pending_list_limit=256"]
+
+
 def test_each_model_gets_its_own_index(database_url: str) -> None:
     small = prepare_database(database_url, "local:multilingual-e5-small", 384)
     large = prepare_database(database_url, "ollama:mxbai-embed-large", 1024)
