@@ -28,13 +28,14 @@ from collections.abc import Sequence
 # imported in the fork server, so a run's process starts with them: Dagster's run entry point
 # and the code location, and what a run imported on its critical path before its first vector
 # (measured with py-spy on a 320-page PDF's run: the instance's storage — dagster-postgres,
-# SQLAlchemy, psycopg2 — 0.6–0.7 s, PyMuPDF 0.7 s, on two cores)
+# SQLAlchemy, psycopg2 — 0.6–0.7 s, PyMuPDF 0.7 s, on two cores). PyMuPDF through the PDF
+# parser, whose package keeps PyMuPDF's layout model from loading (mirage_pipeline/parsing).
 PRELOAD = (
     "dagster._grpc.impl",
     "mirage_pipeline.definitions",
     "mirage_pipeline.dagster_storage",
     "psycopg2",
-    "pymupdf",
+    "mirage_pipeline.parsing.pdf",
 )
 MODULE = "mirage_pipeline.dagster_code_server"
 

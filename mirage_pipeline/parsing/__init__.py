@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from pathlib import PurePosixPath
 
@@ -12,6 +13,15 @@ from mirage_pipeline.parsing.budgets import Budgets, OverBudget
 from mirage_pipeline.parsing.model import ParsedDocument, ParseError
 from mirage_pipeline.parsing.policy import MarkdownPolicy, apply_policy, load_policy
 from mirage_pipeline.parsing.text_repair import repair_text
+
+# PyMuPDF 2 requires pymupdf_layout and imports it with itself, which builds its ONNX layout
+# model at once: ~1 s and ~50 MB in every process that opens a PDF, for the layout analysis and
+# table detection of `Page.get_layout` and `find_tables`, which miRAGe never calls (it reads
+# lines with `get_text` and finds its own tables). None in `sys.modules` makes that optional
+# import fail as if the package were absent, and PyMuPDF works as it does without it. It must
+# come before PyMuPDF's first import in the process (none of the imports above imports it;
+# the parsers import it lazily); once PyMuPDF is imported, this changes nothing.
+sys.modules.setdefault("pymupdf.layout", None)  # type: ignore[arg-type]
 
 Parser = Callable[[bytes, str], ParsedDocument]
 _LANGUAGE_SAMPLES = 64  # blocks spread over the document, not only its front matter

@@ -58,3 +58,28 @@ def test_the_pipeline_does_import_dagster() -> None:  # the check above can fail
     code = "import sys, mirage_pipeline.definitions; print('dagster' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "True"
+
+
+def test_a_pdf_is_parsed_without_pymupdfs_layout_model() -> None:
+    """PyMuPDF 2 loads its ONNX layout model when imported (~1 s, ~50 MB a process): not through
+    the parsers, nor in the fork server Dagster's runs start from (dagster_code_server)."""
+    code = (
+        "import importlib, sys\n"
+        "from mirage_pipeline.dagster_code_server import PRELOAD\n"
+        "for name in PRELOAD:\n"
+        "    importlib.import_module(name)\n"
+        "import pymupdf\n"
+        "from mirage_pipeline.parsing import parse_document\n"
+        "pdf = pymupdf.open()\n"
+        "pdf.new_page().insert_text((72, 72), 'A page of text that a reader can read. ' * 2)\n"
+        "doc = parse_document(pdf.tobytes(), 'page.pdf')\n"
+        "print(sys.modules.get('pymupdf.layout'), pymupdf._get_layout, doc.pages)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["None", "None", "1"]
+
+
+def test_pymupdf_alone_does_load_its_layout_model() -> None:  # the check above can fail
+    code = "import pymupdf; print(pymupdf._get_layout is not None)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "True"
