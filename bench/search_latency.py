@@ -294,8 +294,8 @@ def ann_recall(url: str, base: str, queries: list[str]) -> dict[str, float]:
     windows = 4 * max(CANDIDATES, 2 * plan.limit)  # as mirage_query.search.search_params asks
     scored = (
         " SELECT c.id FROM chunks c LEFT JOIN parts p ON p.chunk_id = c.id {where}"
-        " ORDER BY (1 - (c.embedding::vector(384) <=> %(q)s)"
-        "   + coalesce(p.s, 1 - (c.embedding::vector(384) <=> %(q)s))) / 2 DESC LIMIT 10"
+        " ORDER BY greatest(1 - (c.embedding::vector(384) <=> %(q)s),"
+        "   coalesce(p.s, 1 - (c.embedding::vector(384) <=> %(q)s))) DESC LIMIT 10"
     )
     best = (
         "WITH parts AS (SELECT chunk_id, max(1 - (embedding::halfvec(384)"

@@ -6,9 +6,10 @@ third statement fuses their candidates and reads the best ones' rows.
 
 - **Vector leg**: candidates from the model's partial HNSW index over the chunks' sentence
   windows (`chunk_parts`; a short chunk is its own window), each candidate scored exactly as the
-  mean of its chunk's cosine similarity and its best window's (small-to-big: a question about
-  one sentence of a long passage still finds the passage). A filtered search takes its
-  candidates from the chunks' own HNSW index instead (filters are on chunk rows).
+  larger of its chunk's cosine similarity and its best window's (small-to-big: a passage is as
+  near as its nearest part, so a question about one sentence of a long passage finds the
+  passage). A filtered search takes its candidates from the chunks' own HNSW index instead
+  (filters are on chunk rows).
 - **Full-text leg**: chunks holding an informative lexeme of the query (in the chunk's own
   language configuration), one of its Russian lemmas, or a translation of one of its words
   (translation.py: terms of the other language's configuration); TEXT_POOL of them — those
@@ -92,7 +93,7 @@ vec AS (
            part
     FROM (
         SELECT id, document_id, part,
-               (chunk_similarity + coalesce(part_similarity, chunk_similarity)) / 2 AS similarity
+               greatest(chunk_similarity, coalesce(part_similarity, chunk_similarity)) AS similarity
         FROM vec_scored
     ) s
     ORDER BY similarity DESC, id
