@@ -70,7 +70,8 @@ class DocumentRef(msgspec.Struct):
 
 
 class Scores(msgspec.Struct):
-    vector: float | None = None  # cosine similarity to the query
+    # cosine similarity to the query: the chunk's own or its nearest sentence window's
+    vector: float | None = None
     text: float | None = None  # ts_rank_cd of the full-text leg
     vector_rank: int | None = None  # 1-based rank in the vector candidates
     text_rank: int | None = None  # 1-based rank in the full-text candidates

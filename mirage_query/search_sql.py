@@ -275,11 +275,16 @@ JOIN documents d ON d.id = c.document_id
 ORDER BY r.fused DESC, r.id
 """)
 
-# The similarity of a full-text-only candidate, and the threshold, in modes with a vector leg.
-_SIMILARITY = sql.SQL("coalesce(r.similarity, 1 - (c.embedding::{vtype} <=> %(q)s::{vtype}))")
+# The similarity of a full-text-only candidate, and the threshold, in modes with a vector leg:
+# as the vector leg measures it, the nearer of the chunk and its nearest window.
+_NEAREST_PART = (
+    "greatest(1 - (c.embedding::{vtype} <=> %(q)s::{vtype}), (SELECT max(1 - (p.embedding::{htype}"
+    " <=> %(q)s::{htype})) FROM chunk_parts p WHERE p.chunk_id = c.id))"
+)
+_SIMILARITY = sql.SQL(f"coalesce(r.similarity, {_NEAREST_PART})")
 _THRESHOLD = sql.SQL(
-    "(%(threshold)s::float8 IS NULL OR coalesce(f.similarity, (SELECT 1 - (c.embedding::{vtype}"
-    " <=> %(q)s::{vtype}) FROM chunks c WHERE c.id = f.id)) >= %(threshold)s::float8)"
+    "(%(threshold)s::float8 IS NULL OR coalesce(f.similarity, (SELECT"
+    f" {_NEAREST_PART} FROM chunks c WHERE c.id = f.id)) >= %(threshold)s::float8)"
 )
 # any of the query's words, not all of them: a question is not a conjunction
 _HEADLINE_QUERY = sql.SQL(
@@ -373,10 +378,10 @@ def _fusion(index: EmbeddingIndex, mode: str, fusion: str | None) -> sql.Compose
     if mode in ("hybrid", "text"):
         legs.append(_TEXT_ROWS)
     legs.append(_FUSED[(mode, fusion)])
-    vtype = index.vector_type()
+    types = {"vtype": index.vector_type(), "htype": index.halfvec_type()}
     final = _FINAL.format(
-        similarity=sql.SQL("NULL::float8") if mode == "text" else _SIMILARITY.format(vtype=vtype),
-        threshold=sql.SQL("true") if mode == "text" else _THRESHOLD.format(vtype=vtype),
+        similarity=sql.SQL("NULL::float8") if mode == "text" else _SIMILARITY.format(**types),
+        threshold=sql.SQL("true") if mode == "text" else _THRESHOLD.format(**types),
         headline_query=_HEADLINE_QUERY,
         tag_mark=sql.Literal(TAG_MARK),
     )

@@ -684,13 +684,23 @@ async def test_a_full_text_only_hit_has_its_exact_similarity_and_meets_the_thres
     database_url, local_embedder, tmp_path
 ):
     """A candidate only the full-text leg found gets its vector similarity computed in the
-    fusion's statement: reported exactly, and held to the threshold like any other."""
+    fusion's statement as the vector leg measures it (the nearer of the chunk and its nearest
+    sentence window): reported exactly, and held to the threshold like any other."""
     kettles = [
         Passage(f"Kettle {i}: the kettle boils the water for tea in {i + 2} minutes.", "Kettles")
         for i in range(75)
     ]
+    riding = (
+        " The bicycle has eleven gears and a chain that wants oil every month. Its tyres are"
+        " pumped to four bars before a long ride through the hills. The saddle is leather and"
+        " slowly takes the shape of its rider. Mudguards keep the rain off the rider's back on"
+        " wet autumn mornings. A bell on the handlebar warns people walking on shared paths."
+        " The lights run on a dynamo in the front hub, so they never need new batteries."
+    )
     codes = [
-        Passage(f"Bicycle {i} carries the frame number zqxv-{i} under its saddle.", "Bicycles")
+        Passage(
+            f"Bicycle {i} carries the frame number zqxv-{i} under its saddle.{riding}", "Bicycles"
+        )
         for i in range(3)
     ]
     write_document(database_url, local_embedder, "shed", "shed.md", [*kettles, *codes])
@@ -707,14 +717,19 @@ async def test_a_full_text_only_hit_has_its_exact_similarity_and_meets_the_thres
         vector = center_query(
             local_embedder.embed_query(query), query, index.model, index.vector_form
         )
+        nearer_window = 0
         with connect(database_url) as conn:
             for hit in text_only:
-                (exact,) = conn.execute(
-                    "SELECT 1 - (embedding::vector(384) <=> %s::vector(384)) FROM chunks"
-                    " WHERE id = %s",
-                    (vector, hit["chunk_id"]),
+                chunk, window = conn.execute(
+                    "SELECT 1 - (c.embedding::vector(384) <=> %(q)s::vector(384)),"
+                    " (SELECT max(1 - (p.embedding::halfvec(384) <=> %(q)s::halfvec(384)))"
+                    "  FROM chunk_parts p WHERE p.chunk_id = c.id)"
+                    " FROM chunks c WHERE c.id = %(id)s",
+                    {"q": vector, "id": hit["chunk_id"]},
                 ).fetchone()
-                assert hit["scores"]["vector"] == pytest.approx(exact, abs=1e-6)
+                assert hit["scores"]["vector"] == pytest.approx(max(chunk, window), abs=1e-6)
+                nearer_window += window > chunk + 0.01
+        assert nearer_window  # the chunk's own similarity alone would not do
         weakest = min(text_only, key=lambda h: h["scores"]["vector"])
         cutoff = weakest["scores"]["vector"] + 1e-6
         body = {"query": query, "limit": 20, "threshold": cutoff}
