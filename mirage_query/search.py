@@ -148,6 +148,9 @@ class QueryTerms:
     # per lexeme: what its ts_rank is multiplied by (a translation's senses, OR-ed: ts_rank
     # divides an OR query's rank by its number of lexemes)
     rank_scales: list[float] = field(default_factory=list)
+    # per lexeme: whether a chunk's coverage counts it (not a translation among Russian text's
+    # Latin words: translation.py)
+    counted: list[bool] = field(default_factory=list)
     lemmas: list[str] = field(default_factory=list)
     lemma_weights: list[float] = field(default_factory=list)
 
@@ -171,7 +174,7 @@ async def query_terms(
     found = list(dict.fromkeys(await (await conn.execute(_QUERY_LEXEMES, params)).fetchall()))
     tsv, lemma_tsv = stats.column("tsv"), stats.column("lemma_tsv")
     translated, replaced = await translated_terms(
-        conn, dictionary, text, identify_language(text), stats.configs, tsv
+        conn, dictionary, text, identify_language(text), stats.configs, tsv, latin_rows=KEEP_ROWS
     )
     found = [row for row in found if row not in replaced]
     by_config: dict[str, list[str]] = {}
@@ -189,8 +192,10 @@ async def query_terms(
             # only common words: the chunks holding them all, unless those are thousands (a
             # ranking of thousands by common words is slow and tells little: the vector leg's)
             picks.add("(" + " & ".join(quoted(x) for x in lexemes) + ")")
-    # the rarest translations pick, within PICK_ROWS, as the question's own words do
-    rare_translations = [t for t in translated if t.share * tsv.rows < tsv.min_rows]
+    # the rarest translations pick, within PICK_ROWS, as the question's own words do (a
+    # translation is a term of English text and of Russian text's Latin words: one pick)
+    once = {t.query: t for t in translated}.values()
+    rare_translations = [t for t in once if t.share * tsv.rows < tsv.min_rows]
     picked = _rarest(tsv.rows, rare_translations, _share)
     picks.update(f"({t.query})" for t in picked)
     keep.update(f"({t.query})" for t in _rarest(tsv.rows, picked, _share, KEEP_ROWS))
@@ -209,6 +214,7 @@ async def query_terms(
         weights=[_stem_share(lexeme) * tsv.idf(lexeme) for _, lexeme in found]
         + [t.weight for t in translated],
         rank_scales=[1.0] * len(found) + [float(t.lexemes) for t in translated],
+        counted=[True] * len(found) + [t.counted for t in translated],
         lemmas=[quoted(x) for x in lemmas],
         lemma_weights=[LEMMA_SHARE * lemma_tsv.idf(x) for x in lemmas],
     )
@@ -278,6 +284,7 @@ def search_params(
         "t_q": terms.lexemes,
         "t_w": terms.weights,
         "t_n": terms.rank_scales or [1.0] * len(terms.weights),
+        "t_c": terms.counted or [True] * len(terms.weights),
         "l_q": terms.lemmas,
         "l_w": terms.lemma_weights,
         "k": plan.rrf_k,

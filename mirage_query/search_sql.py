@@ -12,7 +12,8 @@ third statement fuses their candidates and reads the best ones' rows.
   (filters are on chunk rows).
 - **Full-text leg**: chunks holding an informative lexeme of the query (in the chunk's own
   language configuration), one of its Russian lemmas, or a translation of one of its words
-  (translation.py: terms of the other language's configuration); TEXT_POOL of them — those
+  (translation.py: terms of the other language's configuration, and of Russian text's Latin
+  words); TEXT_POOL of them — those
   holding the query's rarest terms first — each scored as Σ idf × ts_rank over the query's
   lexemes and lemmas (BM25's shape; weights from `term_stats`). A query written
   in websearch syntax ("phrase", -word, OR) is ranked the same way, and the chunks that match
@@ -104,9 +105,10 @@ vec AS (
 # with the lexemes of its own language configuration and with the lemmas.
 _TEXT_LEG = sql.SQL("""
 terms AS MATERIALIZED (
-    SELECT t.cfg::regconfig AS cfg, t.q::tsquery AS q, t.w, t.n
-    FROM unnest(%(t_cfg)s::text[], %(t_q)s::text[], %(t_w)s::float8[], %(t_n)s::float8[])
-         AS t(cfg, q, w, n)
+    SELECT t.cfg::regconfig AS cfg, t.q::tsquery AS q, t.w, t.n, t.c
+    FROM unnest(%(t_cfg)s::text[], %(t_q)s::text[], %(t_w)s::float8[], %(t_n)s::float8[],
+                %(t_c)s::bool[])
+         AS t(cfg, q, w, n, c)
 ),
 lemma_terms AS MATERIALIZED (
     SELECT t.q::tsquery AS q, t.w FROM unnest(%(l_q)s::text[], %(l_w)s::float8[]) AS t(q, w)
@@ -159,8 +161,9 @@ txt_exact AS (
 txt AS (
     SELECT id, score,
            CASE WHEN exact THEN 1.0 ELSE
-           -- of the terms it could hold: the lemmas count for a chunk with Cyrillic words only
-           matched / nullif((SELECT coalesce(sum(t.w), 0) FROM terms t WHERE t.cfg = s.cfg)
+           -- of the terms it could hold: the lemmas count for a chunk with Cyrillic words
+           -- only, a translation looked for among Russian text's Latin words for none
+           matched / nullif((SELECT coalesce(sum(t.w), 0) FROM terms t WHERE t.cfg = s.cfg AND t.c)
                           + (SELECT coalesce(sum(l.w), 0) FROM lemma_terms l WHERE lemmatized),
                             0) END AS coverage,
            row_number() OVER (ORDER BY score DESC, id) AS rank

@@ -23,6 +23,16 @@ index holds most (журнал is the first translation of bimonthly, biweekly a
 much as of journal; alphabetical order kept the former). `make install` fetches the
 package into ~/.cache/mirage/dictd (the image installs it); MIRAGE_DICTIONARY names another
 file; without one, search works as before, only without translation.
+
+A Russian manual names its commands, options and packages in English (`time/zone=`,
+babel's `russian` option, `aptitude hold`): a Russian question's translated word is also looked
+for among the Latin words of Russian text — when the translation is rare in the index (in at
+most `latin_rows` chunks: a name, not "file" or "package", which Russian prose says in its own
+words). It adds to a chunk's score but not to the terms its coverage is measured against: a
+Russian passage is still judged by the question's own words. On the dev eval, Russian hybrid
+recall@5 / @10 / MRR@10 0.887 / 0.930 / 0.751 → 0.890 / 0.937 / 0.753 (the passage giving
+`time/zone=` for "временную зону", babel's `russian` for "русские буквы"); every
+translation, however common, as such a term: 0.887 / 0.937 / 0.748.
 """
 
 from __future__ import annotations
@@ -32,7 +42,7 @@ import gzip
 import logging
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from psycopg import AsyncConnection
@@ -227,6 +237,7 @@ class TranslatedTerm:
     weight: float
     share: float  # of the chunks holding any of its senses (at most: their shares summed)
     lexemes: int = 1  # in `query`: ts_rank divides an OR query's rank by their number
+    counted: bool = True  # in a chunk's coverage (not for Russian text's Latin words)
 
 
 async def translated_terms(
@@ -236,15 +247,20 @@ async def translated_terms(
     language: str | None,
     configs: Iterable[str],
     stats: TermStats,
+    latin_rows: float = 0.0,
 ) -> tuple[list[TranslatedTerm], set[tuple[str, str]]]:
     """The question's words translated into the index's other language, as full-text terms
     of that language's configuration; and the lexemes they replace there. A Russian word as
     the English configuration reads it ("система") matches nothing in English text but would
     count against a chunk's coverage; an English word is kept, as it matches the Latin names
-    and commands of Russian text (`report`, LaTeX's class, in a Russian manual). Nothing
+    and commands of Russian text (`report`, LaTeX's class, in a Russian manual). With
+    `latin_rows`, a Russian question's translations held by at most that many chunks are
+    terms of Russian text too (its Latin words), not counted in its coverage. Nothing
     without a dictionary or a language to translate."""
     target = TARGETS.get(language or "")
-    if dictionary is None or target is None or target not in configs:
+    configs = tuple(configs)
+    latin = language == "ru" and latin_rows > 0 and RUSSIAN_CONFIG in configs
+    if dictionary is None or target is None or (target not in configs and not latin):
         return [], set()
     words = dictionary.translate(text, language or "")
     if not words:
@@ -266,14 +282,19 @@ async def translated_terms(
             query = f"({query})" if len(lexemes) > 1 else query
             share = min(stats.share(x) for x in lexemes)
             senses.setdefault(source, {}).setdefault(query, (share, lexemes))
-    terms: dict[str, TranslatedTerm] = {}
+    terms: dict[tuple[str, str], TranslatedTerm] = {}
     for candidates in senses.values():
         found = _most_held(candidates)
         query = " | ".join(found)
         share = min(1.0, sum(s for s, _ in found.values()))
         weight = TRANSLATED_WEIGHT * stats.idf_of_share(share)
         lexemes = {x for _, found_lexemes in found.values() for x in found_lexemes}
-        terms.setdefault(query, TranslatedTerm(target, query, weight, share, len(lexemes)))
+        term = TranslatedTerm(target, query, weight, share, len(lexemes))
+        if target in configs:
+            terms.setdefault((target, query), term)
+        if latin and share * stats.rows <= latin_rows:
+            latin_term = replace(term, config=RUSSIAN_CONFIG, counted=False)
+            terms.setdefault((RUSSIAN_CONFIG, query), latin_term)
     return list(terms.values()), replaced
 
 

@@ -111,3 +111,51 @@ async def test_a_russian_word_takes_the_english_senses_the_index_holds_most(data
     assert len(senses) == ALTERNATIVES and {"'journal'", "'regist'"} <= set(senses)
     # among equally rare ones the dictionary's order holds: the first two of the rest
     assert set(senses) - {"'journal'", "'regist'"} == {"'almanac'", "'annual'"}
+
+
+ZONE = "Параметр загрузки time/zone=Europe/Moscow избавляет установщик от этого вопроса."
+TEMPORARY = "Временный каталог очищается при каждой загрузке системы."
+ZONE_SENSES = "zone\n   _n. зона; пояс\n"
+
+
+async def test_a_russian_questions_translation_finds_the_latin_name_in_russian_text(
+    database_url, local_embedder, tmp_path: Path
+):
+    """Russian manuals name options in English: "временную зону" is `time/zone=` there."""
+    passages = [Passage(ZONE, "Установка", "ru"), Passage(TEMPORARY, "Каталоги", "ru")]
+    write_document(database_url, local_embedder, "latin-ru", "установка.md", passages)
+    question = "Как указать временную зону?"
+    unknown = write_dictionary(tmp_path / "unrelated.dict.dz", UNRELATED)
+    async with service_client(database_url, local_embedder, tmp_path, dictionary=unknown) as client:
+        assert await text_search(client, "latin-ru", question) == [TEMPORARY]
+    dictionary = write_dictionary(tmp_path / "zone.dict.dz", MUELLER_SAMPLE + ZONE_SENSES)
+    async with service_client(
+        database_url, local_embedder, tmp_path, dictionary=dictionary
+    ) as client:
+        assert set(await text_search(client, "latin-ru", question)) == {ZONE, TEMPORARY}
+
+
+async def test_only_a_rare_translation_is_looked_for_among_russian_texts_latin_words(
+    database_url,
+):
+    """A translation in at most `latin_rows` chunks (a name) is also a term of Russian text,
+    outside its coverage; a common one ("system") is not: Russian prose has its own word."""
+    dictionary = parse_dictd(MUELLER_SAMPLE)
+    stats = TermStats(rows=1000.0, shares={"kernel": 0.05, "system": 0.3}, floor=0.0005)
+    configs = ("english", RUSSIAN_CONFIG)
+    async with await psycopg.AsyncConnection.connect(database_url) as conn:
+        terms, _ = await translated_terms(
+            conn, dictionary, "ядро системы", "ru", configs, stats, latin_rows=100
+        )
+        english_only, _ = await translated_terms(
+            conn, dictionary, "ядро системы", "ru", configs, stats
+        )
+    by_config = {(t.config, t.query): t for t in terms}
+    assert set(by_config) == {
+        ("english", "'kernel'"),
+        ("english", "'system'"),
+        (RUSSIAN_CONFIG, "'kernel'"),
+    }
+    latin = by_config[(RUSSIAN_CONFIG, "'kernel'")]
+    assert not latin.counted and latin.weight == by_config[("english", "'kernel'")].weight
+    assert {t.config for t in english_only} == {"english"}
