@@ -265,10 +265,10 @@ def _linked_pages(root: Path, first: str) -> list[str]:
 
 # --- HTML → Markdown (DocBook/Sphinx output as Debian ships it) ---------------------------
 
-# navigation, tables of contents and notes (DocBook's and Sphinx's: related, sphinxsidebar,
-# footer, the headings' ¶ links)
+# navigation, tables of contents and notes (DocBook's, and Sphinx's related, sphinxsidebar
+# and footer; the headings' ¶ links are inline: _MARKS)
 _CHROME = re.compile(
-    r"\b(navheader|navfooter|toc|list-of-\w+|footnotes?|related|sphinxsidebar|footer|headerlink)\b"
+    r"\b(navheader|navfooter|toc|list-of-\w+|footnotes?|related|sphinxsidebar|footer)\b"
 )
 _HEADING = {f"h{n}": n for n in range(1, 7)}
 _MARKS = {"sup": "footnote", "a": "headerlink"}  # a footnote's mark, Sphinx's ¶ after a heading

@@ -139,23 +139,24 @@ txt_pool AS (
     LIMIT %(text_pool)s
 ),
 -- each pooled chunk's tsvectors read once: stored compressed in the row (migration 0010),
--- each ts_rank on the column itself decompressed its value again, once per term
+-- each ts_rank on the column itself decompressed its value again, once per term; and what
+-- holds for the chunk as a whole (the query as written matches it, it has lemmas) told once,
+-- not once per term
 txt_read AS MATERIALIZED (
-    SELECT p.id, p.cfg, c.tsv || ''::tsvector AS tsv, c.lemma_tsv || ''::tsvector AS lemma_tsv
+    SELECT p.id, p.cfg, c.tsv || ''::tsvector AS tsv, c.lemma_tsv || ''::tsvector AS lemma_tsv,
+           {exact_match} AS exact, c.lemma_tsv <> ''::tsvector AS lemmatized
     FROM txt_pool p JOIN chunks c ON c.id = p.id
 ),
 txt_scored AS (
     SELECT p.id, p.cfg, sum(r.w * r.rank) AS score,
-           coalesce(sum(r.w) FILTER (WHERE r.rank > 0), 0) AS matched,
-           bool_and({exact_match}) AS exact,
-           bool_and(p.lemma_tsv <> ''::tsvector) AS lemmatized
+           coalesce(sum(r.w) FILTER (WHERE r.rank > 0), 0) AS matched, p.exact, p.lemmatized
     FROM txt_read p
     CROSS JOIN LATERAL (
         SELECT t.w, t.n * ts_rank(p.tsv, t.q, 1) AS rank FROM terms t WHERE t.cfg = p.cfg
         UNION ALL
         SELECT l.w, ts_rank(p.lemma_tsv, l.q, 1) FROM lemma_terms l
     ) r
-    GROUP BY p.id, p.cfg
+    GROUP BY p.id, p.cfg, p.exact, p.lemmatized
 ),
 txt_exact AS (
     SELECT id, cfg, matched, exact, lemmatized,
@@ -186,7 +187,7 @@ _EXACT_PICK = sql.SQL("""
     FROM chunks c
     WHERE c.index_id = {index_id} AND c.project_id = %(project_id)s {filters}
       AND ({strict_pick})""")
-_EXACT_MATCH = sql.SQL("p.tsv @@ websearch_to_tsquery(p.cfg, %(written)s)")
+_EXACT_MATCH = sql.SQL("c.tsv @@ websearch_to_tsquery(p.cfg, %(written)s)")
 _STRICT_PICK = sql.SQL(
     "(mirage_text_config(c.lang) = {cfg}::regconfig"
     " AND c.tsv @@ websearch_to_tsquery({cfg}::regconfig, %(written)s))"
