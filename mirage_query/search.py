@@ -16,8 +16,14 @@ from psycopg import AsyncConnection
 
 from mirage_pipeline.language import detect_language, identify_language
 from mirage_pipeline.morphology import has_lemma, query_lemmas
+from mirage_query.jargon import (
+    Alternatives,
+    lemma_alternatives,
+    question_jargon,
+    stem_alternatives,
+)
 from mirage_query.schemas import Filters
-from mirage_query.term_stats import IndexStats, quoted
+from mirage_query.term_stats import RUSSIAN_CONFIG, IndexStats, TermStats, quoted
 from mirage_query.translation import Dictionary, TranslatedTerm, translated_terms
 
 _T = TypeVar("_T")
@@ -151,8 +157,9 @@ class QueryTerms:
     # per lexeme: whether a chunk's coverage counts it (not a translation among Russian text's
     # Latin words: translation.py)
     counted: list[bool] = field(default_factory=list)
-    lemmas: list[str] = field(default_factory=list)
+    lemmas: list[str] = field(default_factory=list)  # per lemma: a tsquery (jargon: an OR)
     lemma_weights: list[float] = field(default_factory=list)
+    lemma_scales: list[float] = field(default_factory=list)  # as `rank_scales`
 
 
 def clean_query(text: str) -> str:
@@ -166,8 +173,9 @@ async def query_terms(
     """The query's lexemes in every configuration the index uses, its Russian lemmas, and its
     words translated into the index's other language (translation.py), weighted by how rare
     they are (term_stats.py)."""
+    words = query_words(text)
     params = {
-        "words": query_words(text),
+        "words": words,
         "configs": list(stats.configs),
         "language": detect_language(text),
     }
@@ -176,6 +184,12 @@ async def query_terms(
     translated, replaced = await translated_terms(
         conn, dictionary, text, identify_language(text), stats.configs, tsv, latin_rows=KEEP_ROWS
     )
+    slang = question_jargon(words)
+    stems = []
+    if RUSSIAN_CONFIG in stats.configs:
+        stems = await stem_alternatives(conn, slang, RUSSIAN_CONFIG, tsv)
+    replaced |= {(RUSSIAN_CONFIG, a.replaces) for a in stems}
+    translated += [_alternatives_term(a, tsv) for a in stems]
     found = [row for row in found if row not in replaced]
     by_config: dict[str, list[str]] = {}
     for cfg, lexeme in found:
@@ -199,25 +213,41 @@ async def query_terms(
     picked = _rarest(tsv.rows, rare_translations, _share)
     picks.update(f"({t.query})" for t in picked)
     keep.update(f"({t.query})" for t in _rarest(tsv.rows, picked, _share, KEEP_ROWS))
-    lemmas = query_lemmas(text)
+    grouped = lemma_alternatives(slang, lemma_tsv)
+    lemmas = [
+        grouped.get(x) or Alternatives(quoted(x), lemma_tsv.share(x), 1, x)
+        for x in query_lemmas(text)
+    ]
     rare_lemmas = _rarest(
-        lemma_tsv.rows, [x for x in lemmas if not lemma_tsv.is_common(x)], lemma_tsv.share
+        lemma_tsv.rows, [x for x in lemmas if x.share * lemma_tsv.rows < lemma_tsv.min_rows], _share
     )
-    kept_lemmas = _rarest(lemma_tsv.rows, rare_lemmas, lemma_tsv.share, KEEP_ROWS)
+    kept_lemmas = _rarest(lemma_tsv.rows, rare_lemmas, _share, KEEP_ROWS)
     return QueryTerms(
         pick=" | ".join(sorted(picks)) or None,
-        lemma_pick=" | ".join(quoted(x) for x in rare_lemmas) or None,
+        lemma_pick=" | ".join(_grouped(x.query) for x in rare_lemmas) or None,
         keep=" | ".join(sorted(keep)) or None,
-        lemma_keep=" | ".join(quoted(x) for x in kept_lemmas) or None,
+        lemma_keep=" | ".join(_grouped(x.query) for x in kept_lemmas) or None,
         configs=[cfg for cfg, _ in found] + [t.config for t in translated],
         lexemes=[quoted(lexeme) for _, lexeme in found] + [t.query for t in translated],
         weights=[_stem_share(lexeme) * tsv.idf(lexeme) for _, lexeme in found]
         + [t.weight for t in translated],
         rank_scales=[1.0] * len(found) + [float(t.lexemes) for t in translated],
         counted=[True] * len(found) + [t.counted for t in translated],
-        lemmas=[quoted(x) for x in lemmas],
-        lemma_weights=[LEMMA_SHARE * lemma_tsv.idf(x) for x in lemmas],
+        lemmas=[x.query for x in lemmas],
+        lemma_weights=[LEMMA_SHARE * lemma_tsv.idf_of_share(x.share) for x in lemmas],
+        lemma_scales=[float(x.lexemes) for x in lemmas],
     )
+
+
+def _alternatives_term(found: Alternatives, stats: TermStats) -> TranslatedTerm:
+    """A jargon word's stem and its equivalents' as one term of Russian text (jargon.py)."""
+    weight = LEMMA_SHARE * stats.idf_of_share(found.share)
+    return TranslatedTerm(RUSSIAN_CONFIG, found.query, weight, found.share, found.lexemes)
+
+
+def _grouped(query: str) -> str:
+    """A term's tsquery as one operand of an OR: in parentheses when it is an OR itself."""
+    return f"({query})" if " | " in query else query
 
 
 def _stem_share(lexeme: str) -> float:
@@ -225,7 +255,7 @@ def _stem_share(lexeme: str) -> float:
     return LEMMA_SHARE if has_lemma(lexeme) else 1.0
 
 
-def _share(term: TranslatedTerm) -> float:
+def _share(term: TranslatedTerm | Alternatives) -> float:
     return term.share
 
 
@@ -287,6 +317,7 @@ def search_params(
         "t_c": terms.counted or [True] * len(terms.weights),
         "l_q": terms.lemmas,
         "l_w": terms.lemma_weights,
+        "l_n": terms.lemma_scales or [1.0] * len(terms.lemma_weights),
         "k": plan.rrf_k,
         "wv": 1.0 - plan.text_weight if plan.fusion == "score" else 1.0,
         "wt": plan.text_weight,

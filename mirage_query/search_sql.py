@@ -111,7 +111,8 @@ terms AS MATERIALIZED (
          AS t(cfg, q, w, n, c)
 ),
 lemma_terms AS MATERIALIZED (
-    SELECT t.q::tsquery AS q, t.w FROM unnest(%(l_q)s::text[], %(l_w)s::float8[]) AS t(q, w)
+    SELECT t.q::tsquery AS q, t.w, t.n
+    FROM unnest(%(l_q)s::text[], %(l_w)s::float8[], %(l_n)s::float8[]) AS t(q, w, n)
 ),
 -- the chunks holding the query's rarest terms (KEEP_ROWS in search.py) first, then by one
 -- cheap ts_rank: a chunk holding a question's one rare word is not crowded out of the pool by
@@ -154,7 +155,7 @@ txt_scored AS (
     CROSS JOIN LATERAL (
         SELECT t.w, t.n * ts_rank(p.tsv, t.q, 1) AS rank FROM terms t WHERE t.cfg = p.cfg
         UNION ALL
-        SELECT l.w, ts_rank(p.lemma_tsv, l.q, 1) FROM lemma_terms l
+        SELECT l.w, l.n * ts_rank(p.lemma_tsv, l.q, 1) FROM lemma_terms l
     ) r
     GROUP BY p.id, p.cfg, p.exact, p.lemmatized
 ),

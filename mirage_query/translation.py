@@ -48,6 +48,7 @@ from pathlib import Path
 from psycopg import AsyncConnection
 
 from mirage_pipeline.morphology import STOP_LEMMAS, lemma
+from mirage_query.jargon import jargon
 from mirage_query.term_stats import RUSSIAN_CONFIG, TermStats, quoted
 
 log = logging.getLogger(__name__)
@@ -130,7 +131,10 @@ class Dictionary:
                 key = lemma(word)
                 if key in STOP_LEMMAS or key in out:
                     continue
+                slang = jargon(word)  # "баг": bug, which no dictionary gives
                 found = self.ru_en.get(key, ())
+                if slang is not None:
+                    found = tuple(dict.fromkeys(slang.english + found))
             else:
                 continue
             if found:
