@@ -1,4 +1,4 @@
-"""Russian IT jargon in a question, matched against the words a manual uses for it.
+"""IT jargon and shorthand in a question, matched against the words a manual uses for them.
 
 People ask in the words they speak: "баг", "мейнтейнер", "залить", "исходники", "конфиг",
 "флешка". Manuals, and their translations above all, write "ошибка", "сопровождающий",
@@ -6,8 +6,10 @@ People ask in the words they speak: "баг", "мейнтейнер", "зали�
 paragraphs of a Russian manual included, "bug", "maintainer", "upload". Neither snowball stems
 nor lemmas join the two, and no synonym resource on PyPI or in Debian holds these senses
 (wiki-ru-wordnet's synsets and the `mythes-ru` thesaurus were checked: no баг, патч, мейнтейнер
-or залить). `JARGON` is that resource, written by hand: common jargon and loanwords of Russian
-IT speech, each with its literary Russian words and its English ones.
+or залить). `_TABLE` is that resource, written by hand: common jargon and loanwords of Russian
+IT speech, each with its literary Russian words and its English ones; `_TABLE_EN` the mirror for
+an English question (agents write "config", "repo", "deps"): shorthand with its full words,
+whose stems differ (`config`, `configur`), and its Russian ones.
 
 A question's jargon word then becomes one full-text term whose alternatives are OR-ed — the
 word as written or any of its literary equivalents, weighted by how rare they are together, as
@@ -21,7 +23,7 @@ hybrid recall@5 / @10 / MRR@10: Russian 0.857 / 0.910 / 0.728 → 0.860 / 0.913 
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from psycopg import AsyncConnection
@@ -126,41 +128,90 @@ _TABLE = """
 тарбол: архив | tarball
 чейнджлог: журнал изменений | changelog
 """
+# English shorthand (a question's Latin word): full English words | Russian words
+_TABLE_EN = """
+config, configs, conf: configuration | конфигурация, настройка
+repo, repos: repository | репозиторий
+docs, doc: documentation | документация
+dir, dirs: directory | каталог
+env: environment | окружение, среда
+deps, dep: dependency | зависимость
+auth: authentication | аутентификация
+admin, admins, sysadmin: administrator | администратор
+distro, distros: distribution | дистрибутив
+app, apps: application | приложение
+db: database | база данных
+pkg, pkgs: package | пакет
+lib, libs: library | библиотека
+arg, args: argument | аргумент
+param, params: parameter | параметр
+info: information | информация, сведения
+spec, specs: specification | спецификация
+perms: permission | права, разрешение
+prefs: preferences | настройки
+msg, msgs: message | сообщение
+err: error | ошибка
+temp: temporary | временный
+impl: implementation | реализация
+util, utils: utility | утилита
+src: source | исходный код
+cmd: command | команда
+num: number | номер, число
+vm, vms: virtual machine | виртуальная машина
+ui: user interface | интерфейс
+gui: graphical interface | графический интерфейс
+cli: command line | командная строка
+regex, regexp, regexps: regular expression | регулярное выражение
+i18n: internationalization | интернационализация
+l10n: localization | локализация
+dupe, dupes: duplicate | дубликат
+"""
 
 
 @dataclass(frozen=True)
 class Jargon:
-    """What a jargon word means in a manual's words: Russian and English."""
+    """What a jargon word means in a manual's words: in its own language (`literary`) and in
+    the other one (`translations`: English for Russian jargon, Russian for English shorthand)."""
 
-    russian: tuple[str, ...]
-    english: tuple[str, ...]
+    literary: tuple[str, ...]
+    translations: tuple[str, ...]
 
 
 def _split(text: str) -> tuple[str, ...]:
     return tuple(w.strip().lower() for w in text.split(",") if w.strip())
 
 
+def _entries(table: str) -> Iterator[tuple[tuple[str, ...], Jargon]]:
+    for line in table.strip().splitlines():
+        words, _, meaning = line.partition(":")
+        literary, _, translations = meaning.partition("|")
+        yield _split(words), Jargon(_split(literary), _split(translations))
+
+
 @functools.cache
 def _table() -> dict[str, Jargon]:
-    """Each jargon word by its spellings and by their lemmas (pymorphy3 guesses an unknown
-    word's dictionary form by analogy — конфиг → "конфига" —, the same guess for a question's
-    form of it)."""
+    """Each jargon word by its spellings and, Russian ones, by their lemmas (pymorphy3 guesses an
+    unknown word's dictionary form by analogy — конфиг → "конфига" —, the same guess for a
+    question's form of it)."""
     table: dict[str, Jargon] = {}
-    for line in _TABLE.strip().splitlines():
-        words, _, meaning = line.partition(":")
-        russian, _, english = meaning.partition("|")
-        entry = Jargon(_split(russian), _split(english))
-        for word in _split(words):
+    for words, entry in _entries(_TABLE):
+        for word in words:
             for key in (word.replace("ё", "е"), lemma(word)):
                 table.setdefault(key, entry)
+    for words, entry in _entries(_TABLE_EN):
+        for word in words:
+            table.setdefault(word, entry)
     return table
 
 
 def jargon(word: str) -> Jargon | None:
-    """The meaning of a question's word if it is jargon (any form of it), else None."""
+    """The meaning of a question's word if it is jargon (any form of a Russian one), else None."""
     form = word.lower().replace("ё", "е")
     table = _table()
-    return table.get(form) or table.get(lemma(form))
+    found = table.get(form)
+    if found is None and has_lemma(form):
+        found = table.get(lemma(form))
+    return found
 
 
 @dataclass(frozen=True)
@@ -179,15 +230,17 @@ FROM unnest(%(texts)s::text[], %(words)s::int[]) AS t(text, word)
 """
 
 
-def question_jargon(words: list[str]) -> list[tuple[str, Jargon]]:
-    """The question's jargon words (Cyrillic ones only), each once, with their meanings."""
+def question_jargon(words: list[str], cyrillic: bool) -> list[tuple[str, Jargon]]:
+    """The question's jargon words, Cyrillic ones or Latin ones, each once, with their
+    meanings."""
     found: dict[str, tuple[str, Jargon]] = {}
     for word in words:
-        if not has_lemma(word) or lemma(word) in found:
+        if has_lemma(word) != cyrillic or not (cyrillic or word.isalnum()):
             continue
-        meaning = jargon(word)
-        if meaning is not None and meaning.russian:
-            found[lemma(word)] = (word, meaning)
+        key = lemma(word) if cyrillic else word.lower()
+        meaning = None if key in found else jargon(word)
+        if meaning is not None and meaning.literary:
+            found[key] = (word, meaning)
     return list(found.values())
 
 
@@ -208,13 +261,13 @@ def _group(own: str, alternatives: list[list[str]], share: Callable[[str], float
 async def stem_alternatives(
     conn: AsyncConnection, jargon_words: list[tuple[str, Jargon]], config: str, stats: TermStats
 ) -> list[Alternatives]:
-    """Each jargon word's stem in `config` (a Russian one; of a hyphenated word, the whole
+    """Each jargon word's stem in `config` (its language's; of a hyphenated word, the whole
     word's) OR-ed with its literary equivalents' stems."""
     if not jargon_words:
         return []
-    texts = [w for w, _ in jargon_words] + [r for _, j in jargon_words for r in j.russian]
+    texts = [w for w, _ in jargon_words] + [r for _, j in jargon_words for r in j.literary]
     sources = [-1 - i for i in range(len(jargon_words))] + [
-        i for i, (_, j) in enumerate(jargon_words) for _ in j.russian
+        i for i, (_, j) in enumerate(jargon_words) for _ in j.literary
     ]
     params = {"cfg": config, "texts": texts, "words": sources}
     own: dict[int, list[str]] = {}
@@ -234,8 +287,9 @@ async def stem_alternatives(
 def lemma_alternatives(
     jargon_words: list[tuple[str, Jargon]], stats: TermStats
 ) -> dict[str, Alternatives]:
-    """Each jargon word's lemma OR-ed with its literary equivalents' lemmas, by that lemma."""
+    """Each Russian jargon word's lemma OR-ed with its literary equivalents' lemmas, by that
+    lemma."""
     return {
-        lemma(word): _group(lemma(word), [query_lemmas(r) for r in meaning.russian], stats.share)
+        lemma(word): _group(lemma(word), [query_lemmas(r) for r in meaning.literary], stats.share)
         for word, meaning in jargon_words
     }

@@ -184,12 +184,15 @@ async def query_terms(
     translated, replaced = await translated_terms(
         conn, dictionary, text, identify_language(text), stats.configs, tsv, latin_rows=KEEP_ROWS
     )
-    slang = question_jargon(words)
-    stems = []
-    if RUSSIAN_CONFIG in stats.configs:
-        stems = await stem_alternatives(conn, slang, RUSSIAN_CONFIG, tsv)
-    replaced |= {(RUSSIAN_CONFIG, a.replaces) for a in stems}
-    translated += [_alternatives_term(a, tsv) for a in stems]
+    slang = question_jargon(words, cyrillic=True)
+    for config, jargon_words in (
+        (RUSSIAN_CONFIG, slang),
+        ("english", question_jargon(words, False)),
+    ):
+        if jargon_words and config in stats.configs:
+            stems = await stem_alternatives(conn, jargon_words, config, tsv)
+            replaced |= {(config, a.replaces) for a in stems}
+            translated += [_alternatives_term(config, a, tsv) for a in stems]
     found = [row for row in found if row not in replaced]
     by_config: dict[str, list[str]] = {}
     for cfg, lexeme in found:
@@ -239,10 +242,11 @@ async def query_terms(
     )
 
 
-def _alternatives_term(found: Alternatives, stats: TermStats) -> TranslatedTerm:
-    """A jargon word's stem and its equivalents' as one term of Russian text (jargon.py)."""
-    weight = LEMMA_SHARE * stats.idf_of_share(found.share)
-    return TranslatedTerm(RUSSIAN_CONFIG, found.query, weight, found.share, found.lexemes)
+def _alternatives_term(config: str, found: Alternatives, stats: TermStats) -> TranslatedTerm:
+    """A jargon word's stem and its equivalents' as one term of `config` (jargon.py), weighing
+    as the word's own stem would."""
+    weight = _stem_share(found.replaces) * stats.idf_of_share(found.share)
+    return TranslatedTerm(config, found.query, weight, found.share, found.lexemes)
 
 
 def _grouped(query: str) -> str:

@@ -19,6 +19,7 @@ BUILD = "Двоичный пакет собирают командой dpkg-buil
 SLANG = "Если мейнтейнер молчит, баг можно закрыть самому."
 REPORT = "Every bug is reported against a package and reaches its maintainer by mail."
 OTHER = "The archive keeps every uploaded version of a package for a while."
+MIRROR = "Add the repository to sources.list before you install from it."
 
 
 @pytest.fixture
@@ -28,7 +29,7 @@ def projects(database_url: str, local_embedder) -> tuple[str, str]:
     write_document(
         database_url, local_embedder, "jargon-ru", "заметки.md", [Passage(SLANG, "Заметки", "ru")]
     )
-    english = [Passage(REPORT, "Bugs"), Passage(OTHER, "Archive")]
+    english = [Passage(REPORT, "Bugs"), Passage(OTHER, "Archive"), Passage(MIRROR, "Sources")]
     write_document(database_url, local_embedder, "jargon-en", "reference.md", english)
     return "jargon-ru", "jargon-en"
 
@@ -53,3 +54,11 @@ async def test_a_russian_jargon_question_finds_an_english_passage(
         database_url, local_embedder, tmp_path, dictionary=dictionary
     ) as client:
         assert await text_search(client, english, "кому уходит баг мейнтейнеру") == [REPORT]
+
+
+async def test_english_shorthand_finds_the_full_word(
+    database_url, local_embedder, tmp_path: Path, projects
+):
+    _, english = projects
+    async with service_client(database_url, local_embedder, tmp_path) as client:
+        assert await text_search(client, english, "where is the repo") == [MIRROR]
