@@ -199,6 +199,54 @@ SOURCES: tuple[Source, ...] = (
         package="developers-reference-ru",
         html_pages=("usr/share/developers-reference/ru/pkgs.html",),
     ),
+    # held-out-5 (questions.json): two more documents no session had indexed, in domains no
+    # other document shares — GIMP's user manual in Russian (its concepts, quick tutorials and
+    # how-tos: image editing) and Double Commander's help on searching, renaming and copying
+    # files (a file manager)
+    Source(
+        "gimp-help.ru.md",
+        "ru",
+        package="gimp-help-ru",
+        html_pages=(
+            "usr/share/gimp/2.0/help/ru/gimp-concepts-main-windows.html",
+            "usr/share/gimp/2.0/help/ru/gimp-concepts-docks.html",
+            "usr/share/gimp/2.0/help/ru/gimp-concepts-undo.html",
+            "usr/share/gimp/2.0/help/ru/gimp-concepts-brushes.html",
+            "usr/share/gimp/2.0/help/ru/gimp-concepts-gradients.html",
+            "usr/share/gimp/2.0/help/ru/gimp-concepts-palettes.html",
+            "usr/share/gimp/2.0/help/ru/gimp-concepts-patterns.html",
+            "usr/share/gimp/2.0/help/ru/gimp-concepts-image-grid-and-guides.html",
+            "usr/share/gimp/2.0/help/ru/gimp-concepts-image-guides.html",
+            "usr/share/gimp/2.0/help/ru/gimp-tutorial-quickies.html",
+            "usr/share/gimp/2.0/help/ru/gimp-tutorial-quickie-scale.html",
+            "usr/share/gimp/2.0/help/ru/gimp-tutorial-quickie-scale-print.html",
+            "usr/share/gimp/2.0/help/ru/gimp-tutorial-quickie-crop.html",
+            "usr/share/gimp/2.0/help/ru/gimp-tutorial-quickie-info.html",
+            "usr/share/gimp/2.0/help/ru/gimp-tutorial-quickie-change-mode.html",
+            "usr/share/gimp/2.0/help/ru/gimp-tutorial-quickie-flip.html",
+            "usr/share/gimp/2.0/help/ru/gimp-tutorial-quickie-rotate.html",
+            "usr/share/gimp/2.0/help/ru/gimp-tutorial-quickie-jpeg.html",
+            "usr/share/gimp/2.0/help/ru/gimp-tutorial-quickie-separate.html",
+            "usr/share/gimp/2.0/help/ru/gimp-using-selections.html",
+            "usr/share/gimp/2.0/help/ru/gimp-using-quickmask.html",
+            "usr/share/gimp/2.0/help/ru/gimp-using-text.html",
+            "usr/share/gimp/2.0/help/ru/gimp-using-fonts.html",
+            "usr/share/gimp/2.0/help/ru/gimp-using-web-reducing-file-size.html",
+            "usr/share/gimp/2.0/help/ru/gimp-using-web-transparency.html",
+            "usr/share/gimp/2.0/help/ru/gimp-using-setup-tile-cache.html",
+        ),
+    ),
+    Source(
+        "doublecmd-help.ru.md",
+        "ru",
+        package="doublecmd-help-ru",
+        html_pages=(
+            "usr/share/doublecmd/doc/ru/findfiles.html",
+            "usr/share/doublecmd/doc/ru/multirename.html",
+            "usr/share/doublecmd/doc/ru/copymove.html",
+            "usr/share/doublecmd/doc/ru/faq.html",
+        ),
+    ),
 )
 
 
