@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from psycopg import AsyncConnection
 
 from mirage_pipeline.morphology import has_lemma, lemma, query_lemmas
-from mirage_query.term_stats import TermStats, quoted
+from mirage_query.term_stats import TEXT_LEXEMES, TermStats, quoted
 
 # jargon word (and its spellings), comma-separated: literary Russian words or phrases,
 # comma-separated | English words or phrases, comma-separated
@@ -224,12 +224,6 @@ class Alternatives:
     replaces: str  # the word's own lexeme (or lemma), which the term replaces
 
 
-_LEXEMES = """
-SELECT t.word, tsvector_to_array(to_tsvector(%(cfg)s::regconfig, t.text))
-FROM unnest(%(texts)s::text[], %(words)s::int[]) AS t(text, word)
-"""
-
-
 def question_jargon(words: list[str], cyrillic: bool) -> list[tuple[str, Jargon]]:
     """The question's jargon words, Cyrillic ones or Latin ones, each once, with their
     meanings."""
@@ -272,7 +266,7 @@ async def stem_alternatives(
     params = {"cfg": config, "texts": texts, "words": sources}
     own: dict[int, list[str]] = {}
     alternatives: dict[int, list[list[str]]] = {}
-    for source, lexemes in await (await conn.execute(_LEXEMES, params)).fetchall():
+    for source, lexemes in await (await conn.execute(TEXT_LEXEMES, params)).fetchall():
         if source < 0:
             own[-1 - source] = lexemes
         else:

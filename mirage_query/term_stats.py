@@ -47,6 +47,12 @@ WHERE s.schemaname = current_schema() AND s.tablename = 'chunks' AND s.attname =
 RUSSIAN_CONFIG = "mirage_russian"
 BASE_CONFIGS = ("english", RUSSIAN_CONFIG, "simple")
 _GENERATION_SQL = "SELECT generation FROM index_statistics"
+# Each of `texts` as the lexemes of configuration `cfg`, with its number in `words` (what a
+# question's word and its translations or equivalents are, as the index holds them).
+TEXT_LEXEMES = """
+SELECT t.word, tsvector_to_array(to_tsvector(%(cfg)s::regconfig, t.text))
+FROM unnest(%(texts)s::text[], %(words)s::int[]) AS t(text, word)
+"""
 
 
 def quoted(lexeme: str) -> str:

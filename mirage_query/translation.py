@@ -49,7 +49,7 @@ from psycopg import AsyncConnection
 
 from mirage_pipeline.morphology import STOP_LEMMAS, lemma
 from mirage_query.jargon import jargon
-from mirage_query.term_stats import RUSSIAN_CONFIG, TermStats, quoted
+from mirage_query.term_stats import RUSSIAN_CONFIG, TEXT_LEXEMES, TermStats, quoted
 
 log = logging.getLogger(__name__)
 
@@ -72,11 +72,6 @@ TARGETS = {"en": RUSSIAN_CONFIG, "ru": "english"}
 # a question's words, in the language it is translated to, match nothing there when this is its
 # language (a Cyrillic word in English text): the translations replace them
 _REPLACED = ("ru",)
-_LEXEMES = """
-SELECT t.word, tsvector_to_array(to_tsvector(%(cfg)s::regconfig, t.text))
-FROM unnest(%(texts)s::text[], %(words)s::int[]) AS t(text, word)
-"""
-
 _HEADWORD = re.compile(r"[a-z][a-z'-]*")
 _CYRILLIC = re.compile(r"[а-яё]+(?:-[а-яё]+)*")
 _LATIN = re.compile(r"[A-Za-z]")
@@ -277,7 +272,7 @@ async def translated_terms(
     # per text: -1 for a word of the question itself, else the question word it translates
     sources = [-1] * len(own) + [i for i, (_, found) in enumerate(words) for _ in found]
     params = {"cfg": target, "texts": texts, "words": sources}
-    rows = await (await conn.execute(_LEXEMES, params)).fetchall()
+    rows = await (await conn.execute(TEXT_LEXEMES, params)).fetchall()
     senses: dict[int, dict[str, tuple[float, list[str]]]] = {}  # question word → its senses'
     # queries → their shares and lexemes, in the dictionary's order
     replaced: set[tuple[str, str]] = set()
