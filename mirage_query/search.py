@@ -212,7 +212,7 @@ async def query_terms(
     # the rarest translations pick, within PICK_ROWS, as the question's own words do (a
     # translation is a term of English text and of Russian text's Latin words: one pick)
     once = {t.query: t for t in translated}.values()
-    rare_translations = [t for t in once if t.share * tsv.rows < tsv.min_rows]
+    rare_translations = [t for t in once if not tsv.is_common_share(t.share)]
     picked = _rarest(tsv.rows, rare_translations, _share)
     picks.update(f"({t.query})" for t in picked)
     keep.update(f"({t.query})" for t in _rarest(tsv.rows, picked, _share, KEEP_ROWS))
@@ -222,7 +222,7 @@ async def query_terms(
         for x in query_lemmas(text)
     ]
     rare_lemmas = _rarest(
-        lemma_tsv.rows, [x for x in lemmas if x.share * lemma_tsv.rows < lemma_tsv.min_rows], _share
+        lemma_tsv.rows, [x for x in lemmas if not lemma_tsv.is_common_share(x.share)], _share
     )
     kept_lemmas = _rarest(lemma_tsv.rows, rare_lemmas, _share, KEEP_ROWS)
     return QueryTerms(

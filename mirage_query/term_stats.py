@@ -84,7 +84,12 @@ class TermStats:
         return math.log(1.0 + (n - df + 0.5) / (df + 0.5))
 
     def is_common(self, lexeme: str) -> bool:
-        return self.share(lexeme) * self.rows >= self.min_rows
+        return self.is_common_share(self.share(lexeme))
+
+    def is_common_share(self, share: float) -> bool:
+        """Whether a term in `share` of the rows (an OR of lexemes: their shares summed) is
+        common: it still scores, but picks no candidates by itself."""
+        return share * self.rows >= self.min_rows
 
 
 @dataclass(frozen=True)

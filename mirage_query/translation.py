@@ -122,19 +122,16 @@ class Dictionary:
                 if key in ENGLISH_STOP or key in out:
                     continue
                 found = next((self.en_ru[f] for f in english_forms(key) if f in self.en_ru), ())
-                slang = jargon(key)  # "repo": репозиторий, which no dictionary gives
-                if slang is not None:
-                    found = tuple(dict.fromkeys(slang.translations + found))
             elif source == "ru" and _CYRILLIC.fullmatch(word.lower()):
                 key = lemma(word)
                 if key in STOP_LEMMAS or key in out:
                     continue
-                slang = jargon(word)  # "баг": bug, which no dictionary gives
                 found = self.ru_en.get(key, ())
-                if slang is not None:
-                    found = tuple(dict.fromkeys(slang.translations + found))
             else:
                 continue
+            slang = jargon(word)  # "баг": bug, "repo": репозиторий, which no dictionary gives
+            if slang is not None:
+                found = tuple(dict.fromkeys(slang.translations + found))
             if found:
                 out[key] = (word, found)
         return list(out.values())
