@@ -13,10 +13,12 @@ import re
 
 from mirage_pipeline.parsing.model import ParsedDocument
 
+# its number, if any: "12", "A.", a part's Roman "VI" (gnuplot's "VI Index")
+_NUMBER = r"(?:(?:[\d.]+|(?-i:[IVXLC]+|[A-Z])\.?)\s+)?"
 _INDEX_TITLE = re.compile(
-    r"^(?:[\d.]+\s+)?(?:(?:general|alphabetical|subject|command|concept)\s+)?index"
+    rf"^{_NUMBER}(?:(?:general|alphabetical|subject|command|concept)\s+)?index"
     r"(?:\s+of\s+[\w\s]+)?(?:\s+\d+)?$"
-    r"|^(?:[\d.]+\s+)?(?:(?:предметный|алфавитный)\s+)?указатель(?:\s+[\w\s]+)?(?:\s+\d+)?$",
+    rf"|^{_NUMBER}(?:(?:предметный|алфавитный)\s+)?указатель(?:\s+[\w\s]+)?(?:\s+\d+)?$",
     re.IGNORECASE,
 )
 _PAGE_NUMBER = re.compile(r"^(?:\d+|[ivxlc]+)(?:[–-]\d+)?[,;.]?$")

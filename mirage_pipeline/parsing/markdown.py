@@ -54,6 +54,9 @@ _CONTENTS_TITLE = re.compile(
 _HTML_BLOCK_TAGS = re.compile(r"<(?:table|div|p|ul|ol|dl|details|blockquote|pre|h[1-6])\b", re.I)
 _ATTRIBUTES = re.compile(r"\s*\{:?\s*[#.][^{}]*\}\s*$")  # Python-Markdown's, pandoc's
 _CODE_SPAN = re.compile(r"(`+)(?:.|\n)*?(?<!`)\1(?!`)")
+# whichever opens first: a closed comment (its code spans are comment) or a code span (its
+# "<!--" code); an unclosed "<!--" still takes the rest of the text between code spans
+_COMMENT_OR_CODE = re.compile(f"<!--.*?-->|{_CODE_SPAN.pattern}", re.S)
 
 
 def split_front_matter(text: str) -> tuple[dict[str, Any], str, int, list[str]]:
@@ -141,11 +144,14 @@ def parse_markdown(data: bytes, name: str) -> ParsedDocument:
 
 def _without_markup(text: str) -> str:
     """`text` without its HTML comments and the tags of inline HTML, but those quoted in
-    `code spans`."""
+    `code spans`; a comment is left out whole, the code spans it holds with it (Node.js's
+    `<!-- YAML … description: The `mode` argument … -->`)."""
     out, at = [], 0
-    for span in _CODE_SPAN.finditer(text):
-        out += [_strip_html(text[at : span.start()]), span.group(0)]
-        at = span.end()
+    for found in _COMMENT_OR_CODE.finditer(text):
+        out.append(_strip_html(text[at : found.start()]))
+        if not found.group(0).startswith("<!--"):
+            out.append(found.group(0))
+        at = found.end()
     text = "".join(out) + _strip_html(text[at:])
     return "\n".join(line.rstrip() for line in text.split("\n"))
 

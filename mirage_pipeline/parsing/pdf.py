@@ -18,7 +18,12 @@ from mirage_pipeline.parsing.pdf_contents import (
     drop_contents_section,
     read_contents,
 )
-from mirage_pipeline.parsing.pdf_headings import Heading, detect_headings, locate_outline
+from mirage_pipeline.parsing.pdf_headings import (
+    Heading,
+    detect_headings,
+    locate_outline,
+    ordered_outline,
+)
 from mirage_pipeline.parsing.pdf_lines import (
     Line,
     PageLines,
@@ -97,11 +102,17 @@ def _parse(doc: pymupdf.Document, name: str) -> ParsedDocument:
     contents = drop_printed_contents(pages)
     lines = [line for page in pages for line in page.lines]
     page_starts = _page_starts(pages)
-    toc = [
-        (level, " ".join(title.split()), page)
-        for level, title, page in doc.get_toc(simple=True)
-        if title.strip()
-    ]
+    toc, repeated = ordered_outline(
+        [
+            (level, " ".join(title.split()), page)
+            for level, title, page in doc.get_toc(simple=True)
+            if title.strip()
+        ]
+    )
+    if repeated:
+        warnings.append(
+            f"the PDF's outline repeats {repeated} entries out of page order: they were left out"
+        )
     body = body_font_size(pages)
     tables = find_tables(pages, body)
     notes = find_footnotes(pages, body)

@@ -60,6 +60,61 @@ def _norm(text: str) -> str:
     return _NOT_WORD.sub("", text.casefold())
 
 
+def ordered_outline(toc: list[tuple[int, str, int]]) -> tuple[list[tuple[int, str, int]], int]:
+    """The outline without the entries that repeat another out of page order, and how many
+    were left out. xfig's manual (htmldoc) lists "Miscellaneous" p. 93, "Fig Format 3.2"
+    p. 156, "Internationalization" p. 151, "LaTeX and Xfig" p. 124, then every chapter again in
+    order: placed in the outline's order, every page from 97 to 155 fell under
+    "Miscellaneous". Of the run of entries in page order holding the most different entries,
+    an entry outside it is left out when the run holds its level, title and page, and so is a
+    copy of an entry already kept across such a jump ("Miscellaneous" again); one that repeats
+    nothing stays where it stands (lshortru's "Предметный указатель", the last entry, points to
+    page 5 — placed after the one before it, it still heads the index at the book's end), and
+    so do repeats in order (an "Exercises" under each chapter on one page)."""
+    pages = [page for _, _, page in toc]
+    if all(a <= b for a, b in itertools.pairwise(p for p in pages if p > 0)):
+        return toc, 0
+    run = _page_ordered_run(toc)
+    in_run = {toc[i] for i in run}
+    out: list[tuple[int, str, int]] = []
+    kept_at: dict[tuple[int, str, int], int] = {}
+    jumped = -1  # the last entry left out
+    for i, entry in enumerate(toc):
+        repeat = i not in run and entry in in_run
+        if repeat or kept_at.get(entry, len(toc)) < jumped:
+            jumped = i
+            continue
+        kept_at[entry] = i
+        out.append(entry)
+    return out, len(toc) - len(out)
+
+
+def _page_ordered_run(toc: list[tuple[int, str, int]]) -> set[int]:
+    """The indexes of a run of entries whose pages never go down holding the most different
+    entries (then the most entries); an entry without a page (-1) is in it wherever it stands.
+    Quadratic: only an outline out of order comes here."""
+    best: list[tuple[int, int, int]] = []  # per entry: different entries, entries, the one before
+    for i, (_, _, page) in enumerate(toc):
+        choice = (1, 1, -1)
+        for j in range(i) if page > 0 else ():
+            if toc[j][2] <= 0 or toc[j][2] > page:
+                continue
+            distinct, length, _ = best[j]
+            k, repeated = j, False  # a repeat shares its page with the run's last entries
+            while k >= 0 and toc[k][2] == page and not repeated:
+                repeated = toc[k] == toc[i]
+                k = best[k][2]
+            choice = max(choice, (distinct + (not repeated), length + 1, j))
+        best.append(choice)
+    ends = [i for i, (_, _, page) in enumerate(toc) if page > 0]
+    run = set()
+    i = max(ends, key=lambda e: best[e][:2]) if ends else -1
+    while i >= 0:
+        run.add(i)
+        i = best[i][2]
+    return run | {i for i, (_, _, page) in enumerate(toc) if page <= 0}
+
+
 def locate_outline(
     toc: list[tuple[int, str, int]], lines: list[Line], page_starts: dict[int, int]
 ) -> list[Heading]:

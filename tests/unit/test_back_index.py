@@ -63,7 +63,17 @@ def test_an_epub_index_of_linked_terms_goes_with_its_letter_sections() -> None:
 def test_only_an_index_in_the_back_half_and_only_an_index() -> None:
     entries = [Block("paragraph", "\\pagebreak, 19 \\pageref, 35, 74 \\pagestyle, 13")]
     assert len(_texts(drop_back_index(_book("Index", entries, front=True)))) == 3
-    for title in ("Thumb-indexes", "6 Make-Index", "Indexing your files"):
+    for title in ("Thumb-indexes", "6 Make-Index", "Indexing your files", "Civil Index"):
         assert len(_texts(drop_back_index(_book(title, list(entries))))) == 3
-    for title in ("Index", "8 Index", "General Index", "Алфавитный указатель", "INDEX"):
+    # numbered as a chapter, an appendix or a part (gnuplot's "VI Index")
+    for title in (
+        "Index",
+        "8 Index",
+        "General Index",
+        "Алфавитный указатель",
+        "INDEX",
+        "VI Index",
+        "B. Index",
+        "XII. Предметный указатель",
+    ):
         assert len(_texts(drop_back_index(_book(title, list(entries))))) == 2

@@ -489,7 +489,9 @@ def test_markdown_html_comments_are_not_text_but_code_keeps_them():
 
     text = (
         "# fs\n\n## fs.access(path)\n\n<!-- YAML\nadded: v0.11.15\nchanges:\n"
-        "  - version: v6.3.0\n-->\n\nTests a user's permissions <!-- TODO: link --> for a file.\n\n"
+        "  - version: v6.3.0\n-->\n\n<!-- YAML\nchanges:\n  - pr-url: https://github.com/x/1\n"
+        "    description: The `mode` argument is checked, `path` too.\n-->\n\n"
+        "Tests a user's permissions <!-- TODO: link `mode` --> for a file.\n\n"
         "Write `<!-- note -->` to leave a note.\n\n```html\n<!-- kept: code -->\n```\n"
     )
     doc = parse_document(text.encode(), "fs.md")

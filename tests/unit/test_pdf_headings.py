@@ -7,6 +7,7 @@ import pymupdf
 from mirage_pipeline.parsing import parse_document
 from mirage_pipeline.parsing.model import Block, ParsedDocument, Section
 from mirage_pipeline.parsing.pdf_contents import drop_contents_section
+from mirage_pipeline.parsing.pdf_headings import ordered_outline
 
 BODY = (
     "The hierarchy keeps static files apart from variable ones, so that a system can mount "
@@ -250,6 +251,37 @@ def test_front_matter_before_the_outline_gets_its_headings() -> None:
     short = pymupdf.open(stream=_pdf([title_page, pages[1]]))
     short.set_toc([[1, "Chapter 1 Tutorials", 2]])
     assert _levels(parse_document(short.tobytes(), "r.pdf")) == [(1, "Chapter 1 Tutorials")]
+
+
+def test_outline_entries_repeated_out_of_page_order_are_left_out_and_said() -> None:
+    """xfig's manual (htmldoc): its outline lists chapters out of page order, then all of them
+    again in order; read in its order, every page between fell under the entry before the
+    jump. An entry out of order that repeats none stays where it stands (lshortru's index,
+    the last entry, points to page 5)."""
+    chapters = ["Drawing", "Editing", "Printing", "Formats"]
+    pages = [[(title, 16, True, 0), *_body(4, 8)] for title in chapters]
+    doc = pymupdf.open(stream=_pdf(pages))
+    shuffled = [[1, "Drawing", 1], [1, "Formats", 4], [1, "Printing", 3], [1, "Drawing", 1]]
+    doc.set_toc([*shuffled, [1, "Editing", 2], [1, "Printing", 3], [1, "Formats", 4]])
+    parsed = parse_document(doc.tobytes(), "xfig.pdf")
+    assert _levels(parsed) == [(1, title) for title in chapters]
+    assert all(_sections(parsed)[title].blocks for title in chapters)
+    assert any("repeats 3 entries out of page order" in w for w in parsed.warnings)
+    doc.set_toc([[1, "Drawing", 1], [1, "Editing", 2], [1, "Printing", 3], [1, "Formats", 2]])
+    parsed = parse_document(doc.tobytes(), "x.pdf")
+    assert _levels(parsed) == [(1, title) for title in chapters]
+    assert _sections(parsed)["Formats"].blocks and not parsed.warnings
+
+
+def test_of_the_runs_in_page_order_the_one_holding_most_entries_is_kept() -> None:
+    """The repeats trailing out of order go, not the entries in order they repeat; repeats in
+    order (an "Exercises" under each chapter) and entries without a page stay."""
+    a, b, c = (1, "A", 10), (1, "B", 20), (1, "C", 30)
+    assert ordered_outline([a, b, c, a, b]) == ([a, b, c], 2)
+    exercises = [(1, "Ch 1", 1), (2, "Exercises", 5), (1, "Ch 2", 5), (2, "Exercises", 5)]
+    assert ordered_outline(exercises) == (exercises, 0)
+    stray = [(1, "a", 1), (1, "n", -1), (1, "b", 9), (1, "c", 3), (1, "n", -1)]
+    assert ordered_outline(stray) == (stray, 0)
 
 
 def test_a_short_front_keeps_headings_set_as_the_outlines_top_level() -> None:
