@@ -70,7 +70,8 @@ class DocumentRef(msgspec.Struct):
 
 
 class Scores(msgspec.Struct):
-    # cosine similarity to the query: the chunk's own or its nearest sentence window's
+    # cosine similarity to the query: the chunk's own or its nearest sentence window's (in a
+    # glossed hybrid search, the higher of that and the similarity with the gloss: gloss.py)
     vector: float | None = None
     text: float | None = None  # ts_rank_cd of the full-text leg
     vector_rank: int | None = None  # 1-based rank in the vector candidates

@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 from uuid import UUID
 
 import numpy as np
-from psycopg import AsyncConnection
+from psycopg import AsyncConnection, sql
 
 from mirage_pipeline.language import detect_language, identify_language
 from mirage_pipeline.morphology import has_lemma, query_lemmas
@@ -335,6 +335,22 @@ def search_params(
         "headline": HEADLINE_OPTIONS,
         "limit": plan.limit,
     }
+
+
+async def scanned_rows(
+    conn: AsyncConnection, statement: sql.Composable, params: dict[str, Any]
+) -> list[tuple]:
+    """The rows of a statement scanning the windows' HNSW index for `part_candidates`.
+
+    The pool sets iterative scans and EF_SEARCH on each connection (configure_session); only a
+    candidate list longer than that needs a longer search list, for this statement alone."""
+    windows = params["part_candidates"]
+    if windows > EF_SEARCH:
+        async with conn.transaction():
+            await conn.execute(f"SET LOCAL hnsw.ef_search = {int(windows)}")
+            return await (await conn.execute(statement, params)).fetchall()
+    # one statement, one round trip (the service's connections are in autocommit)
+    return await (await conn.execute(statement, params)).fetchall()
 
 
 async def configure_session(conn: AsyncConnection) -> None:

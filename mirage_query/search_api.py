@@ -3,7 +3,9 @@
 A search's vector legs take a database connection once its queries are embedded
 (query_vectors.py), so a slow embedder never holds pooled connections that other routes and
 /ready need. Its full-text legs run meanwhile on a connection of their own, and the vector legs
-beside them: two PostgreSQL processes, two cores, for the question an agent waits on.
+beside them: two PostgreSQL processes, two cores, for the question an agent waits on. A
+question about the other language's text (gloss.py) has its gloss embedded once both legs are
+done, and its vector candidates re-scored on the fusion's connection.
 """
 
 from __future__ import annotations
@@ -19,10 +21,12 @@ from litestar import Request, post
 from litestar.exceptions import ClientException, NotFoundException
 from psycopg import AsyncConnection
 
+from mirage_pipeline.embedders import EmbedderError
 from mirage_pipeline.store.schema import EmbeddingIndex
 from mirage_query.catalog import document_paths
 from mirage_query.catalog import project_id as find_project_id
 from mirage_query.document_refs import resolve_document
+from mirage_query.gloss import Gloss, gloss_for, glossed_candidates
 from mirage_query.query_vectors import QueryEmbedder, first_error
 from mirage_query.schemas import (
     BatchRequest,
@@ -160,6 +164,7 @@ async def _searches(
     vectors: list[np.ndarray | None] = [None] * len(plans)
     vector_rows: list[list[tuple]] = [[] for _ in plans]
     text_rows: list[list[tuple]] = [[] for _ in plans]
+    glosses: list[Gloss | None] = [None] * len(plans)  # gloss.py: for questions across languages
 
     async def vector_legs() -> None:
         embedded = await _vectors(request, index, [plans[i].query for i in needing])
@@ -176,6 +181,7 @@ async def _searches(
                     text_rows[i] = await text_candidates(
                         conn, index, project_id, plan, stats, state.dictionary
                     )
+                    glosses[i] = await gloss_for(conn, plan, text_rows[i], state.dictionary)
 
     failures: list[Exception] = []
 
@@ -195,7 +201,23 @@ async def _searches(
     if failures:  # what a leg raised (a 503 from the embedder)
         failure = failures[0]
         raise first_error(failure) if isinstance(failure, ExceptionGroup) else failure
+    glossed = [i for i, gloss in enumerate(glosses) if gloss and vectors[i] is not None]
+    try:
+        gloss_vectors = await _vectors(request, index, [glosses[i].text for i in glossed])
+    except EmbedderError:  # the questions' own vectors are enough to search with
+        glossed, gloss_vectors = [], []
     async with state.pool.connection() as conn:
+        for i, gloss_vector in zip(glossed, gloss_vectors, strict=True):
+            vector_rows[i] = await glossed_candidates(
+                conn,
+                index,
+                project_id,
+                plans[i],
+                vectors[i],
+                glosses[i],
+                gloss_vector,
+                vector_rows[i],
+            )
         return [
             await fused_results(
                 conn, index, project_id, plan, vectors[i], vector_rows[i], text_rows[i]

@@ -5,7 +5,7 @@ legs side by side on two connections (search_api.py); anything else runs them in
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from uuid import UUID
 
 import numpy as np
@@ -13,13 +13,14 @@ from psycopg import AsyncConnection, sql
 
 from mirage_pipeline.chunk_parts import chunk_parts
 from mirage_pipeline.store.schema import EmbeddingIndex
+from mirage_query.gloss import gloss_for, glossed_candidates
 from mirage_query.schemas import DocumentRef, Scores, SearchResult
 from mirage_query.search import (
-    EF_SEARCH,
     FRAGMENT_DELIMITER,
     SearchPlan,
     clean_query,
     query_terms,
+    scanned_rows,
     search_params,
 )
 from mirage_query.search_sql import (
@@ -99,15 +100,7 @@ async def vector_candidates(
     """The vector leg's candidates (VECTOR_COLUMNS), best first."""
     statement, params = build_leg_sql(index, "vector", plan.filters)
     params |= search_params(project_id, plan, query_vector)
-    windows = params["part_candidates"]
-    # The pool sets iterative scans and EF_SEARCH on each connection (configure_session); only
-    # a candidate list longer than that needs a longer search list, for this statement alone.
-    if windows > EF_SEARCH:
-        async with conn.transaction():
-            await conn.execute(f"SET LOCAL hnsw.ef_search = {int(windows)}")
-            return await (await conn.execute(statement, params)).fetchall()
-    # one statement, one round trip (the service's connections are in autocommit)
-    return await (await conn.execute(statement, params)).fetchall()
+    return await scanned_rows(conn, statement, params)
 
 
 async def text_candidates(
@@ -177,18 +170,27 @@ async def search_hybrid(
     query_vector: np.ndarray | None,
     stats: IndexStats | None = None,
     dictionary: Dictionary | None = None,
+    embed: Callable[[str], Awaitable[np.ndarray]] | None = None,
 ) -> list[SearchResult]:
     """The best chunks of one project for `plan`, best first, with neighbours if asked: its
     legs one after the other on one connection (search_api.py runs them side by side).
 
     `stats`: the index's term statistics (IndexStatsCache), for the full-text leg;
-    `dictionary`: translates the question's words for it (translation.py)."""
+    `dictionary`: translates the question's words for it (translation.py); `embed`: a text's
+    query vector, for the question's gloss across languages (gloss.py)."""
     vector_rows: list[tuple] = []
     text_rows: list[tuple] = []
     if plan.mode != "text" and query_vector is not None:
         vector_rows = await vector_candidates(conn, index, project_id, plan, query_vector)
     if plan.mode != "vector":
         text_rows = await text_candidates(conn, index, project_id, plan, stats, dictionary)
+    if embed is not None and query_vector is not None:
+        gloss = await gloss_for(conn, plan, text_rows, dictionary)
+        if gloss is not None:
+            vector = await embed(gloss.text)
+            vector_rows = await glossed_candidates(
+                conn, index, project_id, plan, query_vector, gloss, vector, vector_rows
+            )
     return await fused_results(conn, index, project_id, plan, query_vector, vector_rows, text_rows)
 
 

@@ -302,7 +302,7 @@ _HEADLINE_QUERY = sql.SQL(
     "replace(plainto_tsquery(mirage_text_config(c.lang), %(text)s)::text, ' & ', ' | ')::tsquery"
 )
 
-_FILTERS = {
+FILTERS = {
     "documents": sql.SQL(
         " AND c.document_id IN (SELECT id FROM documents WHERE project_id ="
         " %(project_id)s AND (id::text = ANY(%(f_documents)s) OR path = ANY(%(f_documents)s)))"
@@ -329,22 +329,27 @@ def build_leg_sql(
 
     `strict`: the query is in websearch syntax; `configs`: the text-search configurations of
     the languages the index holds (the query as written is parsed in each)."""
-    params = {
-        f"f_{key}": list(values)
-        for key in _FILTERS
-        if filters is not None and (values := getattr(filters, key)) is not None
-    }
-    filtered_on = tuple(key for key in _FILTERS if f"f_{key}" in params)
+    params, filtered_on = filter_params(filters)
     if leg == "vector":
         return _vector_leg(index, filtered_on), params
     return _text_leg(index, strict, filtered_on, tuple(configs)), params
+
+
+def filter_params(filters: Filters | None) -> tuple[dict[str, Any], tuple[str, ...]]:
+    """The parameters of `filters` (FILTERS' `f_<key>`) and the keys they filter on."""
+    params = {
+        f"f_{key}": list(values)
+        for key in FILTERS
+        if filters is not None and (values := getattr(filters, key)) is not None
+    }
+    return params, tuple(key for key in FILTERS if f"f_{key}" in params)
 
 
 @functools.lru_cache(maxsize=256)
 def _vector_leg(index: EmbeddingIndex, filtered_on: tuple[str, ...]) -> sql.Composed:
     leg = _VECTOR_LEG.format(
         index_id=sql.Literal(index.id),
-        filters=sql.Composed([_FILTERS[key] for key in filtered_on]),
+        filters=sql.Composed([FILTERS[key] for key in filtered_on]),
         # a filter is on chunk rows: windows then only re-score the chunks found
         parts_allowed=sql.SQL("false" if filtered_on else "true"),
         vtype=index.vector_type(),
@@ -359,7 +364,7 @@ def _text_leg(
     index: EmbeddingIndex, strict: bool, filtered_on: tuple[str, ...], configs: tuple[str, ...]
 ) -> sql.Composed:
     index_id = sql.Literal(index.id)
-    filters = sql.Composed([_FILTERS[key] for key in filtered_on])
+    filters = sql.Composed([FILTERS[key] for key in filtered_on])
     exact_pick = sql.SQL("")
     if strict:
         strict_pick = sql.SQL(" OR ").join(

@@ -117,24 +117,46 @@ class Dictionary:
         knows, as written, with its translations; a word once."""
         out: dict[str, tuple[str, tuple[str, ...]]] = {}
         for word in _WORD.findall(text):
-            if source == "en" and _LATIN.match(word):
-                key = word.lower()
-                if key in ENGLISH_STOP or key in out:
-                    continue
-                found = next((self.en_ru[f] for f in english_forms(key) if f in self.en_ru), ())
-            elif source == "ru" and _CYRILLIC.fullmatch(word.lower()):
-                key = lemma(word)
-                if key in STOP_LEMMAS or key in out:
-                    continue
-                found = self.ru_en.get(key, ())
-            else:
+            looked = self._look_up(word, source)
+            if looked is None or not looked[0] or looked[0] in out:
                 continue
-            slang = jargon(word)  # "баг": bug, "repo": репозиторий, which no dictionary gives
-            if slang is not None:
-                found = tuple(dict.fromkeys(slang.translations + found))
+            key, found = looked
             if found:
                 out[key] = (word, found)
         return list(out.values())
+
+    def gloss(self, text: str, source: str) -> str:
+        """`text` (in language `source`) word for word in the other language, for the embedder
+        (gloss.py): each content word as its first translation, stop words left out, a word
+        the dictionary lacks or of another script (a command, a name) as written."""
+        out: list[str] = []
+        for word in _WORD.findall(text):
+            looked = self._look_up(word, source)
+            if looked is None:
+                out.append(word)
+            elif looked[0]:
+                out.append(looked[1][0] if looked[1] else word)
+        return " ".join(out)
+
+    def _look_up(self, word: str, source: str) -> tuple[str, tuple[str, ...]] | None:
+        """A word of `source`'s script: its key (its lemma, lower-cased: "" for a stop word)
+        and its translations, a jargon word's own first; None for a word of another script."""
+        if source == "en" and _LATIN.match(word):
+            key = word.lower()
+            if key in ENGLISH_STOP:
+                return "", ()
+            found = next((self.en_ru[f] for f in english_forms(key) if f in self.en_ru), ())
+        elif source == "ru" and _CYRILLIC.fullmatch(word.lower()):
+            key = lemma(word)
+            if key in STOP_LEMMAS:
+                return "", ()
+            found = self.ru_en.get(key, ())
+        else:
+            return None
+        slang = jargon(word)  # "баг": bug, "repo": репозиторий, which no dictionary gives
+        if slang is not None:
+            found = tuple(dict.fromkeys(slang.translations + found))
+        return key, found
 
 
 def english_forms(word: str) -> Iterable[str]:

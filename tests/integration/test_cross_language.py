@@ -7,13 +7,24 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import psycopg
 import pytest
+from pgvector.psycopg import register_vector_async
 
-from mirage_query.term_stats import RUSSIAN_CONFIG, TermStats
-from mirage_query.translation import ALTERNATIVES, parse_dictd, translated_terms
+from mirage_pipeline.embedders.centering import center_query
+from mirage_pipeline.store import prepare_database
+from mirage_query.search import SearchPlan
+from mirage_query.search_run import search_hybrid
+from mirage_query.term_stats import RUSSIAN_CONFIG, TermStats, read_index_stats
+from mirage_query.translation import (
+    ALTERNATIVES,
+    load_dictionary,
+    parse_dictd,
+    translated_terms,
+)
 from tests.support.dictionary import MUELLER_SAMPLE, write_dictionary
-from tests.support.search_client import service_client, text_search
+from tests.support.search_client import API_KEY, service_client, text_search
 from tests.support.seed import Passage, write_document
 
 pytestmark = pytest.mark.integration
@@ -74,6 +85,100 @@ async def test_a_question_in_the_books_language_keeps_its_own_words(
     ) as client:
         assert await text_search(client, english, "library shelves") == [SHELVES]
         assert await text_search(client, russian, "ядро системы") == [CORE]
+
+
+async def _similarities(client, project: str, query: str, mode: str) -> dict[str, float]:
+    """Each hit's similarity as the vector leg gave it, by its text."""
+    response = await client.post(
+        f"/api/v1/projects/{project}/search",
+        json={"query": query, "mode": mode},
+        headers={"X-API-Key": API_KEY},
+    )
+    assert response.status_code == 200, response.text
+    return {hit["content"]: hit["scores"]["vector"] for hit in response.json()}
+
+
+async def test_a_question_about_the_other_languages_text_is_glossed_for_the_vector_leg(
+    database_url, local_embedder, tmp_path: Path
+):
+    """gloss.py: when the full-text leg's best candidate — found through the translations — is
+    in the other language, a hybrid search scores that language's passages by the question's
+    gloss too (never lower than by the question alone); a question its own language's text
+    answers first is left as it is, and so is a search without a full-text leg."""
+    shelves = "Полки библиотеки хранят печатные руководства и старые журналы."
+    write_document(database_url, local_embedder, "xlang-both", "manual.md", ENGLISH)
+    write_document(
+        database_url, local_embedder, "xlang-both", "полки.md", [Passage(shelves, "Полки", "ru")]
+    )
+    dictionary = write_dictionary(tmp_path / "mueller7.dict.dz")
+    question = "Где лежит ядро операционной системы?"
+    async with service_client(
+        database_url, local_embedder, tmp_path, dictionary=dictionary
+    ) as client:
+        assert (await text_search(client, "xlang-both", question))[0] == KERNEL
+        glossed = await _similarities(client, "xlang-both", question, "hybrid")
+        alone = await _similarities(client, "xlang-both", question, "vector")
+        assert glossed[KERNEL] > alone[KERNEL] + 0.01
+        assert glossed[SHELVES] >= alone[SHELVES]
+        assert glossed[shelves] == alone[shelves]  # Russian text: as the question measures it
+        own = "полки библиотеки"
+        assert (await text_search(client, "xlang-both", own))[0] == shelves
+        assert await _similarities(client, "xlang-both", own, "hybrid") == (
+            await _similarities(client, "xlang-both", own, "vector")
+        )
+    unknown = write_dictionary(tmp_path / "unrelated.dict.dz", UNRELATED)
+    async with service_client(database_url, local_embedder, tmp_path, dictionary=unknown) as client:
+        assert await _similarities(client, "xlang-both", question, "hybrid") == alone
+    # search_hybrid, the legs in turn on one connection, glosses alike given an embedder
+    index = prepare_database(database_url, local_embedder.name, local_embedder.dimension)
+
+    async def embed(text: str) -> np.ndarray:
+        vector = local_embedder.embed_query(text)
+        return center_query(vector, text, index.model, index.vector_form)
+
+    async with await psycopg.AsyncConnection.connect(database_url, autocommit=True) as conn:
+        await register_vector_async(conn)
+        project = (
+            await (
+                await conn.execute("SELECT id FROM projects WHERE name = 'xlang-both'")
+            ).fetchone()
+        )[0]
+        stats = await read_index_stats(conn)
+        plan = SearchPlan(query=question, limit=10)
+        hits = await search_hybrid(
+            conn,
+            index,
+            project,
+            plan,
+            await embed(question),
+            stats,
+            load_dictionary(dictionary),
+            embed,
+        )
+    assert {h.content: h.scores.vector for h in hits} == pytest.approx(glossed)
+
+
+async def test_a_russian_manuals_english_code_does_not_make_a_question_one_across_languages(
+    database_url, local_embedder, tmp_path: Path
+):
+    """A Russian manual's command line is tagged English; ranked first by the full-text leg for a
+    Russian question naming the command, it does not make the question one about English text
+    (gloss.py asks the document's language too): the English manual is not re-scored."""
+    code = "grub-install --boot-directory=/boot /dev/sda"
+    russian = [Passage("Загрузчик ставят одной командой.", "Загрузчик", "ru"), Passage(code, "Код")]
+    write_document(
+        database_url, local_embedder, "xlang-code", "загрузка.md", russian, language="ru"
+    )
+    write_document(database_url, local_embedder, "xlang-code", "manual.md", ENGLISH, language="en")
+    dictionary = write_dictionary(tmp_path / "mueller7.dict.dz")
+    question = "Как запустить grub-install?"
+    async with service_client(
+        database_url, local_embedder, tmp_path, dictionary=dictionary
+    ) as client:
+        assert (await text_search(client, "xlang-code", question))[0] == code
+        assert await _similarities(client, "xlang-code", question, "hybrid") == (
+            await _similarities(client, "xlang-code", question, "vector")
+        )
 
 
 async def test_a_words_senses_weigh_as_one_word_however_rare_a_wrong_one_is(database_url):

@@ -37,10 +37,11 @@ def write_document(
     title: str | None = None,
     index: EmbeddingIndex | None = None,
     warnings: list[str] | None = None,
+    language: str | None = None,
 ) -> uuid.UUID:
     """One document whose chunks are `passages`, in order; returns the document id. With
     `index`, written into it as the database stands (not migrated first: a database as an
-    older release left it)."""
+    older release left it); `language`: the document's, as a parser tells it."""
     title = title or path
     chunks = [
         Chunk(
@@ -72,6 +73,10 @@ def write_document(
             chunks=chunks,
             embeddings=vectors,
             part_embeddings=part_vectors,
-            metadata={"title": title, **({"warnings": warnings} if warnings else {})},
+            metadata={
+                "title": title,
+                **({"warnings": warnings} if warnings else {}),
+                **({"language": language} if language else {}),
+            },
         )
     return document_id

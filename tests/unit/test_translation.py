@@ -63,6 +63,23 @@ def test_question_words_are_translated_by_their_dictionary_form():
     assert dictionary.translate("Where is the kernel?", "ru") == []  # not Russian words
 
 
+def test_a_gloss_is_the_question_word_for_word_in_the_other_language():
+    """gloss.py: each content word as its first translation — a wrong sense too, the gloss is
+    crude —, stop words out, a word the dictionary lacks or in the other script as written."""
+    dictionary = parse_dictd(MUELLER_SAMPLE)
+    assert dictionary.gloss("Где лежит ядро операционной системы?", "ru") == (
+        "лежит kernel operating system"
+    )
+    assert dictionary.gloss("Which files keep the kernel of the boot loader?", "en") == (
+        "напильник keep зерно ботинок loader"
+    )
+    # a Latin command in a Russian question, a Cyrillic word in an English one: as written
+    assert dictionary.gloss("ядро и grub", "ru") == "kernel grub"
+    assert dictionary.gloss("the ядро", "en") == "ядро"
+    # jargon: its own translation first, which no dictionary gives (jargon.py)
+    assert dictionary.gloss("баг в ядре", "ru").split() == ["bug", "kernel"]
+
+
 def test_stop_words_are_not_translated():
     text = "the\n   _art. этот\nи\n   _conj. and\nwhere\n   _adv. где\n"
     dictionary = parse_dictd(text)
