@@ -4,8 +4,9 @@ A search's vector legs take a database connection once its queries are embedded
 (query_vectors.py), so a slow embedder never holds pooled connections that other routes and
 /ready need. Its full-text legs run meanwhile on a connection of their own, and the vector legs
 beside them: two PostgreSQL processes, two cores, for the question an agent waits on. A
-question about the other language's text (gloss.py) has its gloss embedded once both legs are
-done, and its vector candidates re-scored on the fusion's connection.
+question about the other language's text (gloss.py) has its gloss embedded once its full-text
+leg is done (beside the vector leg), and its vector candidates re-scored on the fusion's
+connection.
 """
 
 from __future__ import annotations
@@ -165,6 +166,7 @@ async def _searches(
     vector_rows: list[list[tuple]] = [[] for _ in plans]
     text_rows: list[list[tuple]] = [[] for _ in plans]
     glosses: list[Gloss | None] = [None] * len(plans)  # gloss.py: for questions across languages
+    gloss_vectors: dict[int, np.ndarray] = {}
 
     async def vector_legs() -> None:
         embedded = await _vectors(request, index, [plans[i].query for i in needing])
@@ -182,6 +184,13 @@ async def _searches(
                         conn, index, project_id, plan, stats, state.dictionary
                     )
                     glosses[i] = await gloss_for(conn, plan, text_rows[i], state.dictionary)
+        # embedded while the vector legs run, their connection given back first
+        glossed = [i for i, gloss in enumerate(glosses) if gloss]
+        try:
+            texts = [gloss.text for gloss in glosses if gloss]
+            gloss_vectors.update(zip(glossed, await _vectors(request, index, texts), strict=True))
+        except EmbedderError:  # the questions' own vectors are enough to search with
+            pass
 
     failures: list[Exception] = []
 
@@ -201,23 +210,13 @@ async def _searches(
     if failures:  # what a leg raised (a 503 from the embedder)
         failure = failures[0]
         raise first_error(failure) if isinstance(failure, ExceptionGroup) else failure
-    glossed = [i for i, gloss in enumerate(glosses) if gloss and vectors[i] is not None]
-    try:
-        gloss_vectors = await _vectors(request, index, [glosses[i].text for i in glossed])
-    except EmbedderError:  # the questions' own vectors are enough to search with
-        glossed, gloss_vectors = [], []
     async with state.pool.connection() as conn:
-        for i, gloss_vector in zip(glossed, gloss_vectors, strict=True):
-            vector_rows[i] = await glossed_candidates(
-                conn,
-                index,
-                project_id,
-                plans[i],
-                vectors[i],
-                glosses[i],
-                gloss_vector,
-                vector_rows[i],
-            )
+        for i, gloss_vector in gloss_vectors.items():
+            gloss, vector = glosses[i], vectors[i]
+            if gloss is not None and vector is not None:
+                vector_rows[i] = await glossed_candidates(
+                    conn, index, project_id, plans[i], vector, gloss, gloss_vector, vector_rows[i]
+                )
         return [
             await fused_results(
                 conn, index, project_id, plan, vectors[i], vector_rows[i], text_rows[i]
