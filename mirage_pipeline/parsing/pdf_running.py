@@ -26,6 +26,9 @@ _CONTINUATION = re.compile(
 )
 # A page number at either end of a running head: "1.3 Source files 5", "62 Typesetting Math".
 _END_NUMBER = re.compile(r"^(\d{1,4})(?:\s|$)|\s(\d{1,4})$")
+# an HTML page's navigation bar, printed wherever the page began: "[ Contents | Introduction |
+# Credits ]", "Prev | Up | Next" — short cells of words between bars
+_NAV_BAR = re.compile(r"^\[?\s*[^\W\d_][\w .'-]{0,30}(?:\s\|\s*[^\W\d_][\w .'-]{0,30})+\s*\]?$")
 
 
 def drop_running_lines(
@@ -42,7 +45,9 @@ def drop_running_lines(
     row goes when it is a bare page number, or when its text (digits ignored) or its vertical
     slot recurs on many pages; so does Sphinx's "(continued from previous page)" beside a code
     listing broken across pages, wherever it is. Anywhere on the page, short text recurring at
-    the very same place on most pages (stamps, frames) goes too. So does a top or bottom row,
+    the very same place on most pages (stamps, frames) goes too, and so does a navigation bar
+    of an HTML page printed to PDF ("[ Contents | Introduction | Credits ]") recurring on many
+    pages wherever it stands (xfig's manual: 25 of 176 pages). So does a top or bottom row,
     gap or not, with a page number at one end that follows the physical page on many pages (a
     section title beside the page number: the text changes, the number keeps its step). When
     something went, the rows that now lie outermost are looked at once more for such page
@@ -60,7 +65,15 @@ def drop_running_lines(
     by_text: Counter[tuple[str, str]] = Counter()
     by_slot: Counter[tuple[str, int]] = Counter()
     by_place: Counter[tuple[str, int, int]] = Counter()
+    bars: Counter[str] = Counter()  # navigation bars: pages holding each
     for page, edge in zip(pages, edges, strict=True):
+        bars.update(
+            {
+                line.norm
+                for line in page.lines
+                if not line.mono and _NAV_BAR.match(line.text.strip())
+            }
+        )
         by_text.update({(zone, line.norm) for line, zone in edge.items()})
         by_slot.update({(zone, round(line.y0 / 3)) for line, zone in edge.items()})
         by_place.update(
@@ -70,6 +83,7 @@ def drop_running_lines(
     text_min = max(3, int(0.3 * n))
     slot_min = max(3, int(0.4 * n))
     place_min = max(3, int(0.5 * n))
+    bar_min = max(3, int(0.1 * n))
     gone: set[int] = set()
     for page, edge in zip(pages, edges, strict=True):
         for line in page.lines:
@@ -91,6 +105,7 @@ def drop_running_lines(
                 )
             if not running and repeats and len(line.text) <= 60:
                 running = any(by_place[place] >= place_min for place in _places(line))
+                running = running or bars[line.norm] >= bar_min
             if running:
                 gone.add(id(line))
     if gone:  # the rows now outermost, their page numbers still beside them

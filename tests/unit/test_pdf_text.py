@@ -890,3 +890,19 @@ def test_a_groff_pdfs_minus_signs_before_letters_are_hyphens() -> None:
 
 def _text_of(pdf: bytes) -> list[str]:
     return [b.text for b in _blocks(parse_document(pdf, "find.pdf"))]
+
+
+def test_an_html_pages_navigation_bar_goes_wherever_it_stands() -> None:
+    """xfig's manual (htmldoc): "[ Contents | Introduction | Credits ]" wherever an HTML page
+    began, on 25 of 176 pages; a bar once, or a pipeline in code on every page, stays."""
+    bar = "[ Contents | Introduction | Credits ]"
+    prose = "The canvas shows the figure being drawn; its rulers show the units chosen."
+    pages = []
+    for n in range(8):
+        runs = _lines(60, 120 + 40 * n, [prose, bar, prose])
+        runs.append((60, 500 + 30 * n, "grep canvas | sort", "cour", 10))
+        pages.append(runs)
+    pages[0].append((60, 700, "Option | Default", "helv", 10))
+    text = _text(parse_document(_pdf(pages), "xfig.pdf"))
+    assert bar not in text and text.count(prose) == 16
+    assert text.count("grep canvas | sort") == 8 and "Option | Default" in text
