@@ -185,10 +185,10 @@ async def _searches(
                     )
                     glosses[i] = await gloss_for(conn, plan, text_rows[i], state.dictionary)
         # embedded while the vector legs run, their connection given back first
-        glossed = [i for i, gloss in enumerate(glosses) if gloss]
+        glossed = {i: gloss.text for i, gloss in enumerate(glosses) if gloss}
         try:
-            texts = [gloss.text for gloss in glosses if gloss]
-            gloss_vectors.update(zip(glossed, await _vectors(request, index, texts), strict=True))
+            embedded = await _vectors(request, index, list(glossed.values()))
+            gloss_vectors.update(zip(glossed, embedded, strict=True))
         except EmbedderError:  # the questions' own vectors are enough to search with
             pass
 
