@@ -25,6 +25,7 @@ from mirage_pipeline.parsing.pdf_headings import (
     ordered_outline,
 )
 from mirage_pipeline.parsing.pdf_lines import (
+    CONTENTS_TITLE,
     Line,
     PageLines,
     body_font_size,
@@ -317,16 +318,24 @@ def _page_starts(pages: list[PageLines]) -> dict[int, int]:
 def _title(meta_title: str, pages: list[PageLines], name: str) -> str:
     """The metadata's title, unless it is a file name or a placeholder, or in Latin letters
     where the first page's title is Cyrillic (lshort-ukr's metadata names the English
-    original); else the first page's biggest lines; else the file name."""
+    original); else the first page's biggest lines; else the file name. A contents page's
+    heading names no document (xfig's manual, printed from HTML: "Contents" in its metadata
+    and atop its first page) and counts as a placeholder."""
     meta_title = " ".join(meta_title.split())
-    if meta_title and not re.search(
-        r"\.(pdf|dvi|tex|docx?)$|^untitled|^microsoft word", meta_title, re.I
-    ):
+    if meta_title and not _placeholder(meta_title):
         if _CYRILLIC.search(meta_title):
             return meta_title
         shown = _page_title(pages)
         return shown if shown and _CYRILLIC.search(shown) else meta_title
-    return _page_title(pages) or name.rsplit(".", 1)[0]
+    shown = _page_title(pages)
+    return shown if shown and not _placeholder(shown) else name.rsplit(".", 1)[0]
+
+
+def _placeholder(title: str) -> bool:
+    return bool(
+        re.search(r"\.(pdf|dvi|tex|docx?)$|^untitled|^microsoft word", title, re.I)
+        or CONTENTS_TITLE.match(title.strip(" :."))
+    )
 
 
 _CYRILLIC = re.compile("[\u0400-\u04ff]")

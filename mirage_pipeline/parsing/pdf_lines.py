@@ -24,7 +24,7 @@ LEADER = re.compile(r"(?:\. ){4,}\.|\.{5,}|…{3,}")
 _ENTRY_END = re.compile(r"(?:^|\s)(?:\d{1,4}|[ivxlcdm]{1,7})$", re.IGNORECASE)
 # an entry's first row, its title going on in the next: "3.4.1 Системске променљиве на"
 _ENTRY_START = re.compile(r"^(?:\d{1,2}(?:\.\d{1,2})*|[A-ZА-Я](?:\.\d{1,2})+)\.?\s+\w")
-_CONTENTS_TITLE = re.compile(
+CONTENTS_TITLE = re.compile(
     r"^(?:table of contents|contents|содержание|оглавление|зміст|садржај|съдържание"
     r"|list of (?:figures|tables))$",
     re.IGNORECASE,
@@ -319,7 +319,7 @@ def _contents_span(
 
     while first > 0 and entry(first - 1, first):
         first -= 1
-    if first > 0 and _CONTENTS_TITLE.match(texts[first - 1].strip()):
+    if first > 0 and CONTENTS_TITLE.match(texts[first - 1].strip()):
         first -= 1
     while last + 1 < len(rows) and last - leaders[-1] < 4 and entry(last + 1, last):
         last += 1

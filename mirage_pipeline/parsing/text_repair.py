@@ -37,7 +37,13 @@ Words mixing Latin and Cyrillic letters that look alike: a font mapping Latin i 
 search finds such a word; its look-alikes take the script of the rest of it — the one script
 every letter of the word can be written in (the larger one if both can), into Cyrillic only
 when that makes a word the Russian dictionary knows. A Latin word with a Russian case ending
-is left ("TEXа", "Unixу")."""
+is left ("TEXа", "Unixу").
+
+Control characters (C0 but tab and line breaks) are text in no format: a PDF's glyph that no
+encoding maps reads as one — LaTeX's picture fonts (line10, lcircle10) and math extension
+pieces, "\\x1a\\x1a\\x1a" for a drawn line — and the embedder and a citation got them as they
+were. They go here, after the PDF's fonts were judged by them (its unreadable pages are found
+so); a vertical tab or a form feed becomes a space."""
 
 from __future__ import annotations
 
@@ -159,6 +165,9 @@ _TO_CYRILLIC = str.maketrans("aeopcxyiABEKMHOPCTXYI", "аеорсхуіАВЕК�
 _LATIN_LOOKALIKES = frozenset(map(chr, _TO_CYRILLIC))
 _CYRILLIC_LOOKALIKES = frozenset(map(chr, _TO_LATIN))
 _JUNK = re.compile(r"\s*|[^\w]*\ufffd[^\w]*")
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f]")
+_CONTROL_GONE = str.maketrans({chr(c): "" for c in range(32) if chr(c) not in "\t\n\r"})
+_CONTROL_GONE |= str.maketrans("\x0b\x0c", "  ")
 _NOT_RUSSIAN = frozenset("іјѕІЈЅ")  # "dvі", "ASCІІ": not a Russian ending
 _MIXED = re.compile("[a-zA-Z][\u0400-\u04ff]|[\u0400-\u04ff][a-zA-Z]")
 _LETTERS = re.compile("[a-zA-Z\u0400-\u04ff]+")
@@ -243,4 +252,6 @@ def _repaired(text: str) -> tuple[str, bool]:
         fixed = _LETTERS.sub(_one_script, fixed)
     if "\u0338" in fixed:
         fixed = _NOT.sub(_negated, fixed)
+    if _CONTROL.search(fixed):
+        fixed = fixed.translate(_CONTROL_GONE)
     return _LATIN_ACCENT.sub(_accented, fixed), encoding_fixed

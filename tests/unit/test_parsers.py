@@ -535,6 +535,21 @@ def test_double_encoded_utf8_is_repaired_and_said() -> None:
     assert not clean.warnings
 
 
+def test_control_characters_go_from_every_format() -> None:
+    """A glyph no encoding maps reads as a control character (a PDF's picture fonts draw lines
+    with "\x1a"): no text holds one, the embedder and a citation got them as they were. They
+    go; a block of nothing else goes with them; tabs and line breaks stay."""
+    body = (
+        "# Colours\x1b\n\n"
+        "Print \x1b[31mred\x1b[0m text.\n\n"
+        "\x1a\x1a\x1a\x1a \x18\x18\n\n"
+        "```\nmake\tall\x00\n```\n"
+    )
+    doc = parse_document(body.encode(), "colours.md")
+    assert [s.title for _, s in doc.root.walk()][1] == "Colours"
+    assert _block_texts(doc) == ["Print [31mred[0m text.", "```\nmake\tall\n```"]
+
+
 def test_markdown_lines_are_counted_as_markdown_counts_them() -> None:
     """A form feed, U+0085 or U+2028 inside a paragraph is no line break: str.splitlines()
     made it one, and every block after it was cut from the wrong lines or lost."""
@@ -542,7 +557,7 @@ def test_markdown_lines_are_counted_as_markdown_counts_them() -> None:
     doc = parse_document(body.encode(), "notes.md")
     blocks = [(s.title, b.text, b.line_start) for _, s in doc.root.walk() for b in s.blocks]
     assert blocks == [
-        ("T", "First\x0c page.", 3),
+        ("T", "First  page.", 3),  # the form feed a space (text_repair.py)
         ("T", "Second\u2028one.", 5),
         ("U", "Third \x85 one.", 9),
     ]

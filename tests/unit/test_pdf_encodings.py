@@ -367,3 +367,20 @@ def test_cyrillic_title_on_the_page_wins_over_a_latin_one_in_the_metadata() -> N
     assert parse_document(doc.tobytes(), "lshort-ukr.pdf").title == "Не надто короткий вступ"
     doc.set_metadata({"title": "Не дуже короткий вступ"})  # a Cyrillic metadata title stays
     assert parse_document(doc.tobytes(), "lshort-ukr.pdf").title == "Не дуже короткий вступ"
+
+
+def test_a_contents_heading_is_no_documents_title() -> None:
+    """xfig's manual, printed from HTML, says "Contents" in its metadata and atop its first
+    page (its contents): every citation named the book "Contents". The file's name is better."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((50, 80), "Contents", fontsize=18)
+    for i in range(10):
+        page.insert_text((50, 120 + 20 * i), f"{i + 1}. Drawing objects, part {i + 1}")
+    doc.set_metadata({"title": "Contents"})
+    assert parse_document(doc.tobytes(), "xfig-manual.pdf").title == "xfig-manual"
+    doc.set_metadata({"title": "Xfig User Manual"})
+    assert parse_document(doc.tobytes(), "xfig-manual.pdf").title == "Xfig User Manual"
+    doc.set_metadata({})
+    page.insert_text((50, 40), "Xfig User Manual", fontsize=24)  # the page's own title
+    assert parse_document(doc.tobytes(), "xfig-manual.pdf").title == "Xfig User Manual"
