@@ -7,6 +7,12 @@ at least three such rows becomes one `table` block, one line per row, cells join
 a row that starts right of the first column continues the cells above it (a cell wrapped onto
 a second line, joined as running text is: `pdf_text`). Two-column running text is not a
 table: its "cells" are long lines.
+
+Nor is a code listing whose lines are numbered (LaTeX's documented sources — every package's
+dtx manual, babel's, gost's —, a book's listings): its numbers stand apart like a first
+column, its indentation like empty cells, and it was indexed as "27 | \\eskd@twosidetrue" rows.
+Rows numbered one after another, most of them holding code's signs, are a `code` block: the
+lines without their numbers, indented as printed.
 """
 
 from __future__ import annotations
@@ -23,6 +29,11 @@ _MIN_ROWS = 3  # rows with two or more cells
 _WORD = re.compile(r"[^\W\d_]{2,}")
 _MAX_MEDIAN_CELL = 40  # characters: cells are short, lines of running text are not
 _COLUMN_SLACK = 6.0  # points: cells of one column start this close to each other
+_LINE_NUMBER = re.compile(r"(\d{1,5})(?:\s+(\S.*))?")
+_CODE_SIGN = re.compile(r"[\\{}();=<>%#@$\[\]]")
+_NUMBERED_SHARE = 0.6  # of a listing's rows: the others are comments between its lines
+_STEP_SHARE = 0.8  # of the numbered rows' steps: one more than the row above
+_CODE_SHARE = 0.5  # of the numbered rows: holding a sign of code
 
 
 @dataclass
@@ -30,6 +41,7 @@ class Table:
     page: int
     text: str
     lines: list[Line]  # every line the table is made of, in reading order
+    kind: str = "table"  # or "code": a numbered listing
 
 
 def find_tables(pages: list[PageLines], body_size: float) -> list[Table]:
@@ -90,6 +102,9 @@ def _table(page: int, cells: list[list[Line]], words: Vocabulary) -> Table | Non
     texts = [c.text for row in cells for c in row]
     if sum(1 for row in cells if len(row) >= 2) < _MIN_ROWS:
         return None
+    listing = _numbered_listing(page, cells)
+    if listing is not None:
+        return listing
     if statistics.median(len(t) for t in texts) > _MAX_MEDIAN_CELL:
         return None
     columns = _columns([c.x0 for row in cells if len(row) >= 2 for c in row])
@@ -127,6 +142,44 @@ def _table(page: int, cells: list[list[Line]], words: Vocabulary) -> Table | Non
         table_rows.append(values)
     text = "\n".join(" | ".join(values).rstrip(" |") for values in table_rows)
     return Table(page=page, text=text, lines=[c for row in cells for c in row])
+
+
+def _numbered_listing(page: int, cells: list[list[Line]]) -> Table | None:
+    """The rows as a code listing, when most of them open with a line number one above the
+    last one, and most of the numbered ones hold code (a sign of it: a backslash, a brace, an
+    operator) in one cell — a line, not a row of cells."""
+    numbered: list[tuple[int, list[str], float]] = []  # number, code cells, code's left edge
+    rows: list[tuple[list[str], float | None]] = []
+    for row in cells:
+        found = _LINE_NUMBER.fullmatch(row[0].text.strip())
+        if found and (len(row) >= 2 or found[2]):
+            code = [found[2]] if found[2] else []  # "16 \\def…": the number set close
+            code += [c.text for c in row[1:]]
+            left = row[1].x0 if len(row) >= 2 and not found[2] else None
+            numbered.append((int(found[1]), code, left or 0.0))
+            rows.append((code, left))
+        else:
+            rows.append(([c.text for c in row], None))
+    if len(numbered) < _MIN_ROWS or len(numbered) < _NUMBERED_SHARE * len(cells):
+        return None
+    steps = sum(b[0] == a[0] + 1 for a, b in itertools.pairwise(numbered))
+    if steps < _STEP_SHARE * (len(numbered) - 1):
+        return None
+    if sum(1 for _, code, _ in numbered if _CODE_SIGN.search(" ".join(code))) < (
+        _CODE_SHARE * len(numbered)
+    ):
+        return None
+    if sum(1 for _, code, _ in numbered if len(code) == 1) < 0.5 * len(numbered):
+        return None  # numbered rows of cells: a table (TeX's category codes, 0–15, and theirs)
+    lefts = [left for code, left in rows if left is not None]
+    base = min(lefts) if lefts else 0.0
+    sizes = [c.size for row in cells for c in row[1:]] or [c.size for row in cells for c in row]
+    width = 0.6 * statistics.median(sizes)  # a monospaced sign: 0.6 em (Courier, cmtt)
+    text = "\n".join(
+        " " * (round((left - base) / width) if left is not None else 0) + "  ".join(code)
+        for code, left in rows
+    )
+    return Table(page, text, [c for row in cells for c in row], "code")
 
 
 def _continues(

@@ -113,7 +113,7 @@ def build_tree(
         if i in table_at:
             flush()
             table = table_at[i]
-            target(table.page).blocks.append(Block("table", table.text, page=table.page))
+            target(table.page).blocks.append(Block(table.kind, table.text, page=table.page))
         if line is None:
             break
         if i in skip:

@@ -689,6 +689,43 @@ def test_a_table_row_whose_cells_wrap_beside_a_second_option_is_one_row() -> Non
     ]
 
 
+def test_a_numbered_code_listing_is_code_not_a_table() -> None:
+    """A documented LaTeX source (eskd's, fancyhdr's, babel's) numbers its code lines apart
+    from them and indents with the code: read as a table's columns, it was indexed as
+    "27 | \\eskd@twosidetrue" rows. Its lines come out as code, indented as printed; a table
+    whose rows are numbered but hold cells (TeX's category codes) stays a table."""
+    code = [
+        (27, 0, "\\DeclareOption{twoside}{%"),
+        (28, 2, "\\eskd@twosidetrue"),
+        (29, 2, "\\PassOptionsToClass{\\CurrentOption}{article}"),
+        (30, 0, "}"),
+        (31, 0, "\\ProcessOptions"),
+    ]
+    runs = [(60, 60, "Class options", "hebo", 14)]
+    runs += [(60, 90, "The class takes the twoside option as follows.", "helv", 10)]
+    for n, (number, indent, text) in enumerate(code):
+        runs += [(60, 120 + 12 * n, str(number), "helv", 7)]
+        runs += [(80 + 6 * indent, 120 + 12 * n, text, "cour", 10)]
+    catcodes = [("0", "Escape character", "\\"), ("1", "Beginning of group", "{")]
+    catcodes += [("2", "End of group", "}"), ("3", "Math shift", "$")]
+    for n, (number, meaning, sign) in enumerate(catcodes):
+        y = 220 + 13 * n
+        runs += [(60, y, number, "helv", 10), (90, y, meaning, "helv", 10)]
+        runs += [(250, y, sign, "cour", 10)]
+    blocks = _blocks(parse_document(_pdf([runs]), "eskd.pdf"))
+    assert [b.text for b in blocks if b.kind == "code"] == [
+        "\\DeclareOption{twoside}{%\n"
+        "  \\eskd@twosidetrue\n"
+        "  \\PassOptionsToClass{\\CurrentOption}{article}\n"
+        "}\n"
+        "\\ProcessOptions"
+    ]
+    assert [b.text for b in blocks if b.kind == "table"] == [
+        "0 | Escape character | \\\n1 | Beginning of group | {\n2 | End of group | }\n"
+        "3 | Math shift | $"
+    ]
+
+
 def test_a_pdf_without_any_heading_is_not_one_front_matter_section() -> None:
     """ukrhyph's two pages have no heading the parser can tell: every chunk was cited under
     "Front matter" (an English label at the head of Ukrainian text) — the text now stands
