@@ -322,13 +322,14 @@ def _title(meta_title: str, pages: list[PageLines], name: str) -> str:
     heading names no document (xfig's manual, printed from HTML: "Contents" in its metadata
     and atop its first page) and counts as a placeholder."""
     meta_title = " ".join(meta_title.split())
+    shown = _page_title(pages)
+    if CONTENTS_TITLE.match(shown.strip(" :.")):
+        shown = ""
     if meta_title and not _placeholder(meta_title):
         if _CYRILLIC.search(meta_title):
             return meta_title
-        shown = _page_title(pages)
         return shown if shown and _CYRILLIC.search(shown) else meta_title
-    shown = _page_title(pages)
-    return shown if shown and not _placeholder(shown) else name.rsplit(".", 1)[0]
+    return shown or name.rsplit(".", 1)[0]
 
 
 def _placeholder(title: str) -> bool:

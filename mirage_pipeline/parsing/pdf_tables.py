@@ -11,8 +11,8 @@ table: its "cells" are long lines.
 Nor is a code listing whose lines are numbered (LaTeX's documented sources — every package's
 dtx manual, babel's, gost's —, a book's listings): its numbers stand apart like a first
 column, its indentation like empty cells, and it was indexed as "27 | \\eskd@twosidetrue" rows.
-Rows numbered one after another, most of them holding code's signs, are a `code` block: the
-lines without their numbers, indented as printed.
+Rows numbered one after another, most of them one monospaced cell holding code's signs, are a
+`code` block: the lines without their numbers, indented as printed.
 """
 
 from __future__ import annotations
@@ -146,35 +146,38 @@ def _table(page: int, cells: list[list[Line]], words: Vocabulary) -> Table | Non
 
 def _numbered_listing(page: int, cells: list[list[Line]]) -> Table | None:
     """The rows as a code listing, when most of them open with a line number one above the
-    last one, and most of the numbered ones hold code (a sign of it: a backslash, a brace, an
-    operator) in one cell — a line, not a row of cells."""
-    numbered: list[tuple[int, list[str], float]] = []  # number, code cells, code's left edge
-    rows: list[tuple[list[str], float | None]] = []
+    last one, and most of the numbered ones hold one monospaced cell with a sign of code (a
+    backslash, a brace, an operator): a line of code, not a row of cells or a numbered step
+    of prose."""
+    numbered: list[int] = []
+    rows: list[tuple[list[str], float | None]] = []  # its code, and where its code starts
+    code_lines: list[Line] = []
     for row in cells:
         found = _LINE_NUMBER.fullmatch(row[0].text.strip())
         if found and (len(row) >= 2 or found[2]):
+            numbered.append(int(found[1]))
             code = [found[2]] if found[2] else []  # "16 \\def…": the number set close
             code += [c.text for c in row[1:]]
-            left = row[1].x0 if len(row) >= 2 and not found[2] else None
-            numbered.append((int(found[1]), code, left or 0.0))
-            rows.append((code, left))
+            rows.append((code, None if found[2] else row[1].x0))
+            code_lines += row[1:] if len(code) == 1 and not found[2] else []
         else:
-            rows.append(([c.text for c in row], None))
+            rows.append(([c.text for c in row], row[0].x0))
     if len(numbered) < _MIN_ROWS or len(numbered) < _NUMBERED_SHARE * len(cells):
         return None
-    steps = sum(b[0] == a[0] + 1 for a, b in itertools.pairwise(numbered))
+    steps = sum(b == a + 1 for a, b in itertools.pairwise(numbered))
     if steps < _STEP_SHARE * (len(numbered) - 1):
         return None
-    if sum(1 for _, code, _ in numbered if _CODE_SIGN.search(" ".join(code))) < (
-        _CODE_SHARE * len(numbered)
-    ):
-        return None
-    if sum(1 for _, code, _ in numbered if len(code) == 1) < 0.5 * len(numbered):
+    if len(code_lines) < 0.5 * len(numbered):
         return None  # numbered rows of cells: a table (TeX's category codes, 0–15, and theirs)
-    lefts = [left for code, left in rows if left is not None]
+    if sum(1 for c in code_lines if c.mono) < 0.5 * len(code_lines):
+        return None  # a numbered list of steps or messages set in the text's font
+    if sum(1 for c in code_lines if _CODE_SIGN.search(c.text)) < _CODE_SHARE * len(code_lines):
+        return None
+    lefts = [left for _, left in rows if left is not None]
     base = min(lefts) if lefts else 0.0
-    sizes = [c.size for row in cells for c in row[1:]] or [c.size for row in cells for c in row]
-    width = 0.6 * statistics.median(sizes)  # a monospaced sign: 0.6 em (Courier, cmtt)
+    # a monospaced sign's width, as set (cmtt 0.525 em, Courier 0.6)
+    widths = [(c.x1 - c.x0) / len(c.text) for c in code_lines if len(c.text) >= 4]
+    width = statistics.median(widths) if widths else 0.55 * code_lines[0].size
     text = "\n".join(
         " " * (round((left - base) / width) if left is not None else 0) + "  ".join(code)
         for code, left in rows

@@ -43,7 +43,8 @@ Control characters (C0 but tab and line breaks) are text in no format: a PDF's g
 encoding maps reads as one — LaTeX's picture fonts (line10, lcircle10) and math extension
 pieces, "\\x1a\\x1a\\x1a" for a drawn line — and the embedder and a citation got them as they
 were. They go here, after the PDF's fonts were judged by them (its unreadable pages are found
-so); a vertical tab or a form feed becomes a space."""
+so). Deleted, not spaced: a TeX ligature a font maps nowhere and too rare in it to re-decode
+the font by ("di\\x0berent") stays one word."""
 
 from __future__ import annotations
 
@@ -167,7 +168,6 @@ _CYRILLIC_LOOKALIKES = frozenset(map(chr, _TO_LATIN))
 _JUNK = re.compile(r"\s*|[^\w]*\ufffd[^\w]*")
 _CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f]")
 _CONTROL_GONE = str.maketrans({chr(c): "" for c in range(32) if chr(c) not in "\t\n\r"})
-_CONTROL_GONE |= str.maketrans("\x0b\x0c", "  ")
 _NOT_RUSSIAN = frozenset("іјѕІЈЅ")  # "dvі", "ASCІІ": not a Russian ending
 _MIXED = re.compile("[a-zA-Z][\u0400-\u04ff]|[\u0400-\u04ff][a-zA-Z]")
 _LETTERS = re.compile("[a-zA-Z\u0400-\u04ff]+")

@@ -557,7 +557,7 @@ def test_markdown_lines_are_counted_as_markdown_counts_them() -> None:
     doc = parse_document(body.encode(), "notes.md")
     blocks = [(s.title, b.text, b.line_start) for _, s in doc.root.walk() for b in s.blocks]
     assert blocks == [
-        ("T", "First  page.", 3),  # the form feed a space (text_repair.py)
+        ("T", "First page.", 3),  # the form feed gone (text_repair.py)
         ("T", "Second\u2028one.", 5),
         ("U", "Third \x85 one.", 9),
     ]

@@ -693,7 +693,8 @@ def test_a_numbered_code_listing_is_code_not_a_table() -> None:
     """A documented LaTeX source (eskd's, fancyhdr's, babel's) numbers its code lines apart
     from them and indents with the code: read as a table's columns, it was indexed as
     "27 | \\eskd@twosidetrue" rows. Its lines come out as code, indented as printed; a table
-    whose rows are numbered but hold cells (TeX's category codes) stays a table."""
+    whose rows are numbered but hold cells (TeX's category codes) stays a table, and numbered
+    steps of prose in the text's font are no code."""
     code = [
         (27, 0, "\\DeclareOption{twoside}{%"),
         (28, 2, "\\eskd@twosidetrue"),
@@ -712,6 +713,9 @@ def test_a_numbered_code_listing_is_code_not_a_table() -> None:
         y = 220 + 13 * n
         runs += [(60, y, number, "helv", 10), (90, y, meaning, "helv", 10)]
         runs += [(250, y, sign, "cour", 10)]
+    steps = ["Open the file (File menu).", "Choose Save as (Ctrl+S).", "Name it; press Enter."]
+    for n, step in enumerate(steps):  # numbered steps of prose: not code
+        runs += [(60, 300 + 13 * n, str(n + 1), "helv", 10), (80, 300 + 13 * n, step, "helv", 10)]
     blocks = _blocks(parse_document(_pdf([runs]), "eskd.pdf"))
     assert [b.text for b in blocks if b.kind == "code"] == [
         "\\DeclareOption{twoside}{%\n"
@@ -722,7 +726,8 @@ def test_a_numbered_code_listing_is_code_not_a_table() -> None:
     ]
     assert [b.text for b in blocks if b.kind == "table"] == [
         "0 | Escape character | \\\n1 | Beginning of group | {\n2 | End of group | }\n"
-        "3 | Math shift | $"
+        "3 | Math shift | $",
+        "1 | Open the file (File menu).\n2 | Choose Save as (Ctrl+S).\n3 | Name it; press Enter.",
     ]
 
 
