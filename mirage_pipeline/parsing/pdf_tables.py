@@ -10,7 +10,7 @@ table: its "cells" are long lines.
 
 Nor is a code listing whose lines are numbered (LaTeX's documented sources — every package's
 dtx manual, babel's, gost's —, a book's listings): its numbers stand apart like a first
-column, its indentation like empty cells, and it was indexed as "27 | \\eskd@twosidetrue" rows.
+column, its indentation like empty cells, and it was indexed as "305 |  | \\dimen0=#1" rows.
 Rows numbered one after another, most of them one monospaced cell holding code's signs, are a
 `code` block: the lines without their numbers, indented as printed.
 """
