@@ -33,7 +33,7 @@ _LINE_NUMBER = re.compile(r"(\d{1,5})(?:\s+(\S.*))?")
 _CODE_SIGN = re.compile(r"[\\{}();=<>%#@$\[\]]")
 _NUMBERED_SHARE = 0.6  # of a listing's rows: the others are comments between its lines
 _STEP_SHARE = 0.8  # of the numbered rows' steps: one more than the row above
-_CODE_SHARE = 0.5  # of the numbered rows: holding a sign of code
+_CODE_SHARE = 0.5  # of its code lines: holding a sign of code
 
 
 @dataclass
