@@ -323,7 +323,7 @@ def _title(meta_title: str, pages: list[PageLines], name: str) -> str:
     and atop its first page) and counts as a placeholder."""
     meta_title = " ".join(meta_title.split())
     shown = _page_title(pages)
-    if CONTENTS_TITLE.match(shown.strip(" :.")):
+    if _contents_heading(shown):
         shown = ""
     if meta_title and not _placeholder(meta_title):
         if _CYRILLIC.search(meta_title):
@@ -333,10 +333,14 @@ def _title(meta_title: str, pages: list[PageLines], name: str) -> str:
 
 
 def _placeholder(title: str) -> bool:
+    """A metadata title that names no document: a file name, a template's, a contents page's."""
     return bool(
         re.search(r"\.(pdf|dvi|tex|docx?)$|^untitled|^microsoft word", title, re.I)
-        or CONTENTS_TITLE.match(title.strip(" :."))
-    )
+    ) or _contents_heading(title)
+
+
+def _contents_heading(title: str) -> bool:
+    return CONTENTS_TITLE.match(title.strip(" :.")) is not None
 
 
 _CYRILLIC = re.compile("[\u0400-\u04ff]")
