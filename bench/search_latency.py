@@ -9,7 +9,10 @@ real books have), mixes of its own passage and another. Chunks are written throu
 project's own storage code (`start_document` + `replace_chunks`), the service runs as a real
 uvicorn process, and queries (fragments of real sentences, embedded by the service) go over
 HTTP: one client, then eight concurrent ones, for --rounds rounds; the figures are the medians
-of the rounds (each round's own figures are kept beside them). Prints one JSON object.
+of the rounds (each round's own figures are kept beside them). Each eight-client round also
+says where its CPU went, in milliseconds a search: the service's process, PostgreSQL's (the
+postmaster and its backends), and this script's clients — on two cores, 50 QPS is a budget of
+40 ms a search in all. Prints one JSON object.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from pathlib import Path
 
 import httpx
 import numpy as np
+import psutil
 
 ROOT = Path(__file__).resolve().parent.parent
 CACHE = Path(__file__).resolve().parent / ".cache"
@@ -272,6 +276,45 @@ async def drive(base: str, queries: list[str], clients: int, mode: str) -> dict:
     }
 
 
+class CpuMeter:
+    """CPU time of the service, of PostgreSQL and of this process, per search of a round.
+
+    PostgreSQL's is its postmaster's and its live children's: a backend that exits within the
+    round takes its time with it, but the service keeps its pooled connections open."""
+
+    def __init__(self, service_pid: int, pgdata: Path) -> None:
+        self.service = psutil.Process(service_pid)
+        postmaster = int((pgdata / "postmaster.pid").read_text().split()[0])
+        self.postmaster = psutil.Process(postmaster)
+        self.own = psutil.Process()
+        self._start: dict[str, float] = {}
+
+    def _now(self) -> dict[str, float]:
+        postgres = 0.0
+        for process in [self.postmaster, *self.postmaster.children(recursive=True)]:
+            try:
+                times = process.cpu_times()
+            except psutil.NoSuchProcess:
+                continue
+            postgres += times.user + times.system
+        return {
+            "service": sum(self.service.cpu_times()[:2]),
+            "postgres": postgres,
+            "clients": sum(self.own.cpu_times()[:2]),
+        }
+
+    def start(self) -> None:
+        self._start = self._now()
+
+    def per_search(self, searches: int) -> dict[str, float]:
+        """Milliseconds of CPU a search since `start`, by process."""
+        now = self._now()
+        return {
+            f"cpu_{name}_ms": round(1000 * (now[name] - self._start[name]) / searches, 1)
+            for name in now
+        }
+
+
 def median_of(runs: list[dict]) -> dict:
     """Each figure's median over the rounds (errors: their sum)."""
     out = {k: statistics.median(r[k] for r in runs) for k in runs[0] if k != "errors"}
@@ -361,6 +404,7 @@ def main() -> None:
         rng = random.Random(11)
         with tempfile.TemporaryDirectory() as home:
             process, url = start_service(server.url, Path(home))
+            meter = CpuMeter(process.pid, args.pgdata)
             try:
                 asyncio.run(drive(url, make_queries(texts, 20, rng), 1, args.mode))  # warm-up
                 rounds: dict[str, list[dict]] = {"one_client": [], "eight_clients": []}
@@ -370,11 +414,11 @@ def main() -> None:
                             drive(url, make_queries(texts, args.queries, rng), 1, args.mode)
                         )
                     )
-                    rounds["eight_clients"].append(
-                        asyncio.run(
-                            drive(url, make_queries(texts, args.queries * 2, rng), 8, args.mode)
-                        )
+                    meter.start()
+                    run = asyncio.run(
+                        drive(url, make_queries(texts, args.queries * 2, rng), 8, args.mode)
                     )
+                    rounds["eight_clients"].append(run | meter.per_search(run["requests"]))
                 for name, runs in rounds.items():
                     report[name] = median_of(runs)
                     report[f"{name}_rounds"] = runs
