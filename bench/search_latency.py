@@ -290,17 +290,11 @@ class CpuMeter:
         self._start: dict[str, float] = {}
 
     def _now(self) -> dict[str, float]:
-        postgres = 0.0
-        for process in [self.postmaster, *self.postmaster.children(recursive=True)]:
-            try:
-                times = process.cpu_times()
-            except psutil.NoSuchProcess:
-                continue
-            postgres += times.user + times.system
+        postgres = [self.postmaster, *self.postmaster.children(recursive=True)]
         return {
-            "service": sum(self.service.cpu_times()[:2]),
-            "postgres": postgres,
-            "clients": sum(self.own.cpu_times()[:2]),
+            "service": _cpu_seconds(self.service),
+            "postgres": sum(map(_cpu_seconds, postgres)),
+            "clients": _cpu_seconds(self.own),
         }
 
     def start(self) -> None:
@@ -313,6 +307,15 @@ class CpuMeter:
             f"cpu_{name}_ms": round(1000 * (now[name] - self._start[name]) / searches, 1)
             for name in now
         }
+
+
+def _cpu_seconds(process: psutil.Process) -> float:
+    """User and system time; 0 for a process that has exited since it was listed."""
+    try:
+        times = process.cpu_times()
+    except psutil.NoSuchProcess:
+        return 0.0
+    return times.user + times.system
 
 
 def median_of(runs: list[dict]) -> dict:
