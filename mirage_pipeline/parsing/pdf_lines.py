@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 
 import pymupdf
 
+from mirage_pipeline.parsing.text_repair import CONTROL
+
 # Expand ligatures (ﬁ → fi), keep whitespace readable; no images.
 _FLAGS = pymupdf.TEXT_PRESERVE_WHITESPACE | pymupdf.TEXT_MEDIABOX_CLIP
 _DIGITS = re.compile(r"\d+")
@@ -72,7 +74,6 @@ LineFix = Callable[[str], str]
 # in its first 100).
 _SAMPLE_SPANS = 100
 _SAMPLE_NON_ASCII_SPANS = 400
-_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f]")
 _TEXT = operator.itemgetter("text")
 _STYLE = operator.itemgetter("font", "size", "flags")
 
@@ -133,7 +134,7 @@ def extract_lines(
                         if (
                             len(sample) < _SAMPLE_SPANS
                             or not joined.isascii()
-                            or _CONTROL.search(joined)
+                            or CONTROL.search(joined)
                         ):
                             _sample(spans, samples, sampled)
                 else:
@@ -206,7 +207,7 @@ def _sample(spans: list[dict], samples: dict[str, list[str]], sampled: set[str])
         sample = samples.setdefault(font, [])
         text = s["text"]
         if len(sample) < _SAMPLE_SPANS or (
-            len(sample) < _SAMPLE_NON_ASCII_SPANS and (not text.isascii() or _CONTROL.search(text))
+            len(sample) < _SAMPLE_NON_ASCII_SPANS and (not text.isascii() or CONTROL.search(text))
         ):
             sample.append(text)
             if len(sample) >= _SAMPLE_NON_ASCII_SPANS:

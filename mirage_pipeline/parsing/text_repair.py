@@ -166,8 +166,9 @@ _TO_CYRILLIC = str.maketrans("aeopcxyiABEKMHOPCTXYI", "аеорсхуіАВЕК�
 _LATIN_LOOKALIKES = frozenset(map(chr, _TO_CYRILLIC))
 _CYRILLIC_LOOKALIKES = frozenset(map(chr, _TO_LATIN))
 _JUNK = re.compile(r"\s*|[^\w]*\ufffd[^\w]*")
-_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f]")
-_CONTROL_GONE = str.maketrans({chr(c): "" for c in range(32) if chr(c) not in "\t\n\r"})
+# C0 control characters but tab and line breaks: text in no format (the PDF modules find an
+# unmapped font's glyphs by them too)
+CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f]")
 _NOT_RUSSIAN = frozenset("іјѕІЈЅ")  # "dvі", "ASCІІ": not a Russian ending
 _MIXED = re.compile("[a-zA-Z][\u0400-\u04ff]|[\u0400-\u04ff][a-zA-Z]")
 _LETTERS = re.compile("[a-zA-Z\u0400-\u04ff]+")
@@ -252,6 +253,5 @@ def _repaired(text: str) -> tuple[str, bool]:
         fixed = _LETTERS.sub(_one_script, fixed)
     if "\u0338" in fixed:
         fixed = _NOT.sub(_negated, fixed)
-    if _CONTROL.search(fixed):
-        fixed = fixed.translate(_CONTROL_GONE)
+    fixed = CONTROL.sub("", fixed)
     return _LATIN_ACCENT.sub(_accented, fixed), encoding_fixed
