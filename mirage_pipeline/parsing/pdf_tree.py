@@ -37,6 +37,12 @@ _MONO_ADVANCE = 0.55  # width of a monospaced character, in font sizes
 # (a tight LaTeX itemize: texlive-ru's "• Английский: … • Итальянский: …" was one paragraph);
 # not "·" or "∙", which also stand between a contents entry and its page, or in "· · ·"
 _ITEM_MARK = re.compile(r"[•◦▪▫‣⁃●○■□►▸▹➢➤✓✔]\s")
+# a line goes on with a word behind an opening bracket or quote too ("скрипт" | "(текстовый
+# файл) main3.lua", "модуль" | "“sprite”, который"), not with an item's mark: "(a)", "(2)"
+_OPENING = re.compile(r"[(«“„\"‘]*")
+_ENUMERATION = re.compile(r"\((?:\d+|[^\W\d_]|[ivxlcIVXLC]+)\)")
+# behind the bracket a word, not a formula's variable: "(в данном примере", not "(x + a)²"
+_WORD_AFTER = re.compile(r"[^\W\d_]{2}|[^\W\d_] [^\W\d_]")
 
 
 def build_tree(
@@ -207,8 +213,9 @@ def _same_paragraph(
     end (a Russian sentence goes on with "INSTEAD", "Windows", "LATEX" as often as an English
     one with a name) — the page's margin, or the paragraph's own right edge when it is set
     narrower (a boxed or indented note, each line its own block): the line before or after
-    ends where it does. Not with a bullet, a digit or a bracket: a list or a listing; a
-    bullet's item starts a paragraph of its own even in the block of the lines above."""
+    ends where it does. The word may stand behind an opening bracket or quote ("(текстовый
+    файл)", "«Особняк»"). Not with a bullet, a digit or an item's "(a)": a list or a listing;
+    a bullet's item starts a paragraph of its own even in the block of the lines above."""
     last = paragraph[-1]
     code = id(line) in listing
     if code != (id(last) in listing):
@@ -234,8 +241,9 @@ def _same_paragraph(
             (ln.x0 for ln in paragraph[-8:] if ln.page == last.page and abs(ln.y0 - last.y0) < 1),
             default=last.x0,
         )
+    first = _first_letter(line.text)
     if not (
-        line.text[:1].isalpha()
+        first
         and abs(line.size - last.size) <= 0.5
         and 0 < step <= _LINE_STEP_MAX * last.size
         and abs(line.x0 - start) <= _COLUMN_SLACK * last.size
@@ -252,8 +260,20 @@ def _same_paragraph(
             if other.page == last.page
         )
     )
-    ends = _SENTENCE_END if line.text[:1].islower() else _CLAUSE_END
+    ends = _SENTENCE_END if first.islower() else _CLAUSE_END
     return full and not last.text.endswith(ends)
+
+
+def _first_letter(text: str) -> str:
+    """The letter a line's first word starts with, behind an opening bracket or quote; "" when
+    the line opens with something else (a digit, a mark, an item's "(a)")."""
+    if _ENUMERATION.match(text):
+        return ""
+    opening = _OPENING.match(text).end()
+    if opening and not _WORD_AFTER.match(text, opening):
+        return ""
+    found = text[opening : opening + 1]
+    return found if found.isalpha() else ""
 
 
 def _listing_lines(lines: list[Line]) -> set[int]:

@@ -95,6 +95,27 @@ def test_paragraph_goes_on_across_blocks_with_a_capitalised_word() -> None:
     )
 
 
+def test_paragraph_goes_on_with_a_bracket_or_quote_but_not_an_item_mark() -> None:
+    """stead3: each line a block of its own, a sentence going on with "(текстовый файл)" or
+    "‘game’" was cut in two there (32 paragraphs of the book); a line opening with an item's
+    "(a)" or a formula's "(x + a)" still starts a paragraph of its own."""
+    lines = [
+        "The game is a folder that must hold its script, a plain text file",
+        '("main.lua") the engine reads first; other resources of the',
+        "game, such as images and music, are kept in that folder too.",
+        "When an object is used on another, the engine calls in turn",
+        "(a) the handler of the object the player acts on, and then",
+        "The square of a sum is written out in the usual way, and the",
+        "(x + a)(x - a) = x^2 - a^2 holds for every pair of numbers.",
+    ]
+    indents = [75, 60, 60, 75, 60, 75, 60]
+    tops = [100, 116, 128, 160, 176, 208, 224]
+    runs = [_lines(x, y, [text])[0] for x, y, text in zip(indents, tops, lines, strict=True)]
+    texts = [b.text for b in _blocks(parse_document(_pdf([runs]), "stead3.pdf"))]
+    assert texts[0] == " ".join(lines[:3])
+    assert texts[1:5] == lines[3:]
+
+
 def test_two_column_printed_contents_under_the_title_are_dropped() -> None:
     """texlive-sr: the title page sets the contents below the title in two columns, their
     rows interleaved, an entry wrapped onto a second row without dots: fewer than half of the
