@@ -245,7 +245,7 @@ def _readable_lines(
             label = pdf_encodings.LABELS.get(encoding, encoding)
             warnings.append(
                 f"{pdf_fonts.page_ranges(numbers)}: text re-decoded from {label}"
-                " (fonts without a Unicode map)"
+                f" ({plan.reason(encoding)})"
             )
             encodings.append(label)
     unreadable = pdf_fonts.unreadable_pages(pages, fonts)

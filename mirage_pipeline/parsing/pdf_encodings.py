@@ -2,8 +2,9 @@
 for "Правила"), re-decoded from the encoding they really use.
 
 Old pdfTeX books set Cyrillic in Type 1/Type 3 fonts in TeX's T2A (or LCY, X2, OT2) encoding
-with no ToUnicode map; old Word exports do the same with Windows-1251 TrueType fonts. For each
-font without a Unicode map whose text is mostly the Latin-1 upper half, the encoding is chosen
+with no ToUnicode map; old Word exports do the same with Windows-1251 TrueType fonts (and
+Ghostscript gives such a font a map from WinAnsi's glyph names: Latin-1 again). For each font
+without a correct Unicode map whose text is mostly the Latin-1 upper half, the encoding is chosen
 by evidence — the font's kind (TeX Type 1/Type 3 or Windows TrueType), its name (`wncy*` is
 OT2, whose Cyrillic sits at ASCII codes) and how plausible the decoded words are — and the
 font gets a ToUnicode map, so PyMuPDF extracts the real text code by code. Nothing is guessed
@@ -80,6 +81,10 @@ _BROKEN_WORD = re.compile(r"[^\W\d_]+(?:[^\w\s\-'’.,;:!?()\[\]/\ufffd\x00-\x1f
 # TeX encoding: PyMuPDF drops the characters, and the words lose letters.
 _LIGATURES_SEEN = 3
 _SIMPLE_FONTS = ("Type1", "Type3", "TrueType", "MMType1", "Type1C")
+# A font whose own Unicode map (or glyph names) reads its codes as Latin-1 is re-decoded too,
+# on stronger evidence: most of its letters in the Latin-1 upper half (Ghostscript writes such a
+# map from WinAnsi's glyph names for an old Windows-1251 font: "Ïðàâèëà", map or not).
+_MAPPED_HIGH_SHARE = 0.6
 
 
 def _dropped(encoding: str) -> dict[int, None]:
@@ -97,10 +102,18 @@ class Redecoding:
     """The encoding chosen for each font name, and how to finish their spans' text."""
 
     encodings: dict[str, str]
+    mapped: frozenset[str] = frozenset()  # fonts whose own Unicode map read them as Latin-1
 
     @property
     def fonts(self) -> frozenset[str]:
         return frozenset(self.encodings)
+
+    def reason(self, encoding: str) -> str:
+        """Why text in `encoding` was re-decoded, as the warning says it."""
+        fonts = [name for name, chosen in self.encodings.items() if chosen == encoding]
+        if any(name in self.mapped for name in fonts):
+            return "fonts without a correct Unicode map"
+        return "fonts without a Unicode map"
 
     def fix(self, font: str, text: str) -> str:
         """Accents and word marks dropped; the Latin letters T2A shares with Cyrillic
@@ -140,22 +153,30 @@ def choose(fonts: dict[str, Font], lang: str) -> Redecoding | None:
             t1 = len(T1_LIGATURE.findall(font.text))
             if max(ot1, t1) >= _LIGATURES_SEEN:
                 chosen[font.name] = "OT1" if ot1 > t1 else "T1"
-    return Redecoding(chosen) if chosen else None
+    if not chosen:
+        return None
+    mapped = frozenset(name for name in chosen if _mapped(fonts[name]))
+    return Redecoding(chosen, mapped)
 
 
 def _cyrillic(fonts: dict[str, Font]) -> dict[str, str]:
     chosen: dict[str, str] = {}
     for font in fonts.values():
-        if not _eligible(font):
+        mapped = _mapped(font)
+        if not _eligible(font, maps_allowed=True):
             continue
         text = font.text
         if OT2_NAME.search(font.name):
-            if (cyrillic_share(text) or 0.0) < 0.5 and _plausible(_decode(text, "OT2"), 0.6, 8):
+            if (
+                not mapped
+                and (cyrillic_share(text) or 0.0) < 0.5
+                and _plausible(_decode(text, "OT2"), 0.6, 8)
+            ):
                 chosen[font.name] = "OT2"
             continue
         high = len(HIGH.findall(text))
         letters = sum(1 for c in text if c.isalpha() or "\x80" <= c <= "\xff")
-        if high < 10 or high < 0.4 * letters:
+        if high < 10 or high < (_MAPPED_HIGH_SHARE if mapped else 0.4) * letters:
             continue
         encoding = _best_encoding(font, text)
         if encoding:
@@ -167,12 +188,14 @@ def _cyrillic(fonts: dict[str, Font]) -> dict[str, str]:
     kinds = _encoding_by_kind(fonts, chosen)
     for font in fonts.values():
         encoding = kinds.get(font.kind)
-        if font.name in chosen or encoding is None or not _eligible(font):
+        mapped = _mapped(font)
+        if font.name in chosen or encoding is None or not _eligible(font, maps_allowed=True):
             continue
         high = "".join(HIGH.findall(font.text))
+        # a mapped font's few upper-half letters may be its own ("Müller"): words only
         if high and (
             _plausible(_decode(font.text, encoding), 0.8, 3)
-            or all(c in _COMMON_CYRILLIC for c in _decode(high, encoding))
+            or (not mapped and all(c in _COMMON_CYRILLIC for c in _decode(high, encoding)))
         ):
             chosen[font.name] = encoding
     return chosen
@@ -190,9 +213,15 @@ def _encoding_by_kind(fonts: dict[str, Font], chosen: dict[str, str]) -> dict[st
     return kinds
 
 
-def _eligible(font: Font) -> bool:
-    """A simple font with neither a Unicode map nor glyph names that give real Unicode."""
-    if not font.xrefs or font.unicode_map or font.named_glyphs or font.kind not in _SIMPLE_FONTS:
+def _mapped(font: Font) -> bool:
+    """Whether the font's text came through its own Unicode map or glyph names."""
+    return font.unicode_map or font.named_glyphs
+
+
+def _eligible(font: Font, maps_allowed: bool = False) -> bool:
+    """A simple font with neither a Unicode map nor glyph names that give real Unicode (with
+    `maps_allowed`: either may be there, and wrong)."""
+    if not font.xrefs or font.kind not in _SIMPLE_FONTS or (_mapped(font) and not maps_allowed):
         return False
     text = font.text
     beyond = sum(1 for c in text if c > "\xff" and c not in _WINANSI and not JUNK.match(c))

@@ -236,7 +236,10 @@ def test_windows_1251_truetype_fonts_are_re_decoded() -> None:
     )
 
 
-def test_fonts_with_a_unicode_map_or_real_glyph_names_are_left_alone() -> None:
+def test_fonts_whose_unicode_map_or_glyph_names_read_them_as_latin_1_are_re_decoded() -> None:
+    """A map (or glyph names) stating Latin-1 for a T2A or Windows-1251 font (Ghostscript
+    writes one from WinAnsi's glyph names) gave "Óêðà¨íñüêèé" with no warning: the map is
+    replaced as a missing one would be, and the warning says it was wrong."""
     lines = [_encode(line, "T2A") for line in UKRAINIAN]
     stated = _stream(
         "1 begincodespacerange <00> <FF> endcodespacerange"
@@ -245,10 +248,42 @@ def test_fonts_with_a_unicode_map_or_real_glyph_names_are_left_alone() -> None:
     with_map = _pdf([lines], _type3(extra="/ToUnicode 3 0 R "), [stated])
     latin_names = _TEX_NAMES.replace("/a192 /a193", "/Agrave /Aacute")
     for data in (with_map, _pdf([lines], _type3(latin_names))):
+        assert "Óêðà¨íñüêèé" in pymupdf.open(stream=data)[0].get_text()
         doc = parse_document(data, "stated.pdf")
-        assert not any("re-decoded" in w for w in doc.warnings)
-        assert "legacy_encodings" not in doc.metadata
-        assert _text(doc).startswith("Óêðà¨íñüêèé ïðàâîïèñ")  # as the PDF states it
+        assert _text(doc).startswith("Український правопис: правила переносу")
+        assert doc.warnings[0] == (
+            "page 1: text re-decoded from T2A (fonts without a correct Unicode map)"
+        )
+        assert doc.metadata["legacy_encodings"] == ["T2A"]
+    word = (
+        "<< /Type /Font /Subtype /TrueType /BaseFont /TimesNewRomanCyr"
+        " /Encoding /WinAnsiEncoding /FirstChar 32 /LastChar 255"
+        f" /Widths [{' '.join(['500'] * 224)}] /ToUnicode 3 0 R >>"
+    )
+    lines = [line.encode("cp1251") for line in RUSSIAN]
+    doc = parse_document(_pdf([lines], word, [stated]), "word.pdf")
+    assert _text(doc).startswith("Не очень краткое введение в систему вёрстки")
+    assert doc.warnings[0].endswith("from Windows-1251 (fonts without a correct Unicode map)")
+
+
+def test_fonts_whose_unicode_map_gives_western_text_are_left_alone() -> None:
+    """Latin-1 that is what it says: French and German words with their accents and umlauts,
+    the same map as above — a letter or two in ten above ASCII, not most of them."""
+    western = [
+        "Le garçon a été très content de voir la fenêtre ouverte.",
+        "Müller und Schäfer saßen gemütlich am Ufer des Flusses.",
+        "Déjà vu: où est la bibliothèque? Über die Brücke gehen.",
+    ]
+    stated = _stream(
+        "1 begincodespacerange <00> <FF> endcodespacerange"
+        " 1 beginbfrange <00> <FF> <0000> endbfrange"
+    )
+    lines = [line.encode("latin-1") for line in western]
+    doc = parse_document(_pdf([lines], _type3(extra="/ToUnicode 3 0 R "), [stated]), "fr.pdf")
+    assert _text(doc).split("\n")[0].startswith("Le garçon a été très content")
+    assert "Müller und Schäfer" in _text(doc)
+    assert not any("re-decoded" in w for w in doc.warnings)
+    assert "legacy_encodings" not in doc.metadata
 
 
 def test_plain_latin_1_text_is_not_taken_for_cyrillic() -> None:
