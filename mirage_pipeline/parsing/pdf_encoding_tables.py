@@ -110,3 +110,17 @@ T1 = (
     + "ĂĄĆČĎĚĘĞĹĽŁŃŇŊŐŔŘŚŠŞŤŢŰŮŸŹŽŻĲİđ§ăąćčďěęğĺľłńňŋőŕřśšşťţűůÿźžżĳ¡¿£"
     + "ÀÁÂÃÄÅÆÇÈÉÊËÌÍÎÏÐÑÒÓÔÕÖŒØÙÚÛÜÝÞẞàáâãäåæçèéêëìíîïðñòóôõöœøùúûüýþß"
 )
+
+# How often each Cyrillic letter occurs in running text, per 1000 letters (Russian; the
+# letters of Ukrainian, Belarusian, Serbian and Macedonian at about their own languages'
+# rates). A decoding that permutes the alphabet — KOI8 read as Windows-1251, "оЕ ПЮЕОШ" for
+# "Не очень" — reads as words of the right script, but of unlikely letters.
+_FREQUENCIES = """
+о 110 е 85 а 80 и 74 н 67 т 63 с 55 р 47 в 45 л 44 к 35 м 32 д 30 п 28 у 26 я 20 ы 19 ь 17
+г 17 з 16 б 16 ч 14 й 12 х 10 ж 9 ш 7 ю 6 ц 5 щ 4 э 3 ф 3 ё 2 ъ 0.4
+і 55 ї 6 є 4 ґ 1 ў 10 ј 20 љ 5 њ 5 ћ 5 ђ 2 џ 2 ѕ 1 ѓ 1 ќ 1
+"""
+_PAIRS = _FREQUENCIES.split()
+LETTER_FREQUENCY = {
+    letter: float(rate) for letter, rate in zip(_PAIRS[::2], _PAIRS[1::2], strict=True)
+}

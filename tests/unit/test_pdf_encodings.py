@@ -236,6 +236,25 @@ def test_windows_1251_truetype_fonts_are_re_decoded() -> None:
     )
 
 
+def test_koi8_fonts_are_told_from_windows_1251_by_their_letters() -> None:
+    """KOI8-R read as Windows-1251 gives words of Cyrillic letters too ("оЕ ПЮЕОШ ЛТБФЛПЕ"
+    for "Не очень краткое"), as plausible by case and script: it was taken for Windows-1251.
+    The letters' frequencies in running text tell the two apart, in Russian and Ukrainian."""
+    font = (
+        "<< /Type /Font /Subtype /TrueType /BaseFont /TimesKOI8"
+        " /Encoding /WinAnsiEncoding /FirstChar 32 /LastChar 255"
+        f" /Widths [{' '.join(['500'] * 224)}] >>"
+    )
+    for lines, start in (
+        ([line.encode("koi8-r") for line in RUSSIAN], "Не очень краткое введение в систему"),
+        ([line.encode("koi8-u") for line in UKRAINIAN[:4]], "Український правопис: правила"),
+    ):
+        doc = parse_document(_pdf([lines], font), "koi8.pdf")
+        assert _text(doc).startswith(start)
+        assert doc.warnings[0].endswith("from KOI8-R (fonts without a Unicode map)")
+        assert doc.metadata["legacy_encodings"] == ["KOI8-R"]
+
+
 def test_fonts_whose_unicode_map_or_glyph_names_read_them_as_latin_1_are_re_decoded() -> None:
     """A map (or glyph names) stating Latin-1 for a T2A or Windows-1251 font (Ghostscript
     writes one from WinAnsi's glyph names) gave "Óêðà¨íñüêèé" with no warning: the map is
