@@ -56,7 +56,7 @@ TABLES: dict[str, str] = {
     "cp1251": _codec_table("cp1251"),
     "KOI8": _codec_table("koi8_u"),  # KOI8-R's letters, and KOI8-U's Ukrainian ones
 }
-LABELS = {"cp1251": "Windows-1251", "KOI8": "KOI8-R"}  # how warnings name an encoding
+LABELS = {"cp1251": "Windows-1251", "KOI8": "KOI8-R/KOI8-U"}  # how warnings name an encoding
 # in order of prior: T2A is the usual one; KOI8 (Unix fonts of the 1990s) the rarest
 _TEX_FAMILY = ("T2A", "X2", "LCY", "cp1251", "KOI8")
 _WINDOWS_FAMILY = ("cp1251", "T2A", "LCY", "KOI8")
@@ -116,7 +116,8 @@ class Redecoding:
         return frozenset(self.encodings)
 
     def reason(self, encoding: str) -> str:
-        """Why text in `encoding` was re-decoded, as the warning says it."""
+        """Why text in `encoding` was re-decoded, as the warning says it (for its pages at
+        once: one font with a wrong map among others without one is enough to say so)."""
         fonts = [name for name, chosen in self.encodings.items() if chosen == encoding]
         if any(name in self.mapped for name in fonts):
             return "fonts without a correct Unicode map"
@@ -243,15 +244,19 @@ def _best_encoding(font: Font, text: str) -> str:
         good, total = _plausibility(decoded)
         if good < 8 or good / total < 0.7:
             continue
-        score, letters, lower = good / total, _letter_likelihood(decoded), _lower_share(decoded)
+        cyrillic = _cyrillic_letters(decoded)
+        score, letters = good / total, _letter_likelihood(cyrillic)
+        lower = sum(c.islower() for c in cyrillic) / len(cyrillic) if cyrillic else 0.0
         # in order of prior: a later encoding must read clearly more words as words, or about
-        # as many with far likelier letters, more of them lowercase (KOI8 read as
-        # Windows-1251 swaps the case too: "оЕ ПЮЕОШ ЛТБФЛПЕ" for "Не очень краткое")
+        # as many with far likelier letters (enough of them to tell), in text of one case or
+        # more of them lowercase (KOI8 read as Windows-1251 swaps the case too: "оЕ ПЮЕОШ
+        # ЛТБФЛПЕ" for "Не очень краткое"; a heading in capitals reads as lowercase)
         if score > best_score + 0.02 or (
             best
             and score >= best_score - 0.05
+            and len(cyrillic) >= _LETTERS_TO_TELL
             and letters > best_letters + _LIKELIER
-            and lower > best_lower
+            and (lower > best_lower or lower in (0.0, 1.0))
         ):
             best, best_score, best_letters, best_lower = encoding, score, letters, lower
     return best
@@ -262,16 +267,18 @@ def _best_encoding(font: Font, text: str) -> str:
 # Windows-1251: 0.5–0.7 on a paragraph; a small font of lshortru, T2A, reads 0.26 likelier as
 # KOI8, in swapped case; encodings that agree on the letters, as T2A and X2 do: 0)
 _LIKELIER = 0.4
+# Cyrillic letters a font's sample needs for their likelihood to tell: in a heading or two one
+# rare letter moves the mean by half a nat ("НЕ ПОДЪЕЗД")
+_LETTERS_TO_TELL = 40
 
 
-def _lower_share(text: str) -> float:
-    cyrillic = [c for c in text if "\u0400" <= c <= "\u04ff"]
-    return sum(c.islower() for c in cyrillic) / len(cyrillic) if cyrillic else 0.0
+def _cyrillic_letters(text: str) -> list[str]:
+    return [c for c in text if "\u0400" <= c <= "\u04ff"]
 
 
-def _letter_likelihood(text: str) -> float:
-    """The mean log frequency of the text's Cyrillic letters in running text."""
-    rates = [tex.LETTER_FREQUENCY.get(c.lower(), 0.2) for c in text if "\u0400" <= c <= "\u04ff"]
+def _letter_likelihood(letters: list[str]) -> float:
+    """The mean log frequency of Cyrillic letters in running text."""
+    rates = [tex.LETTER_FREQUENCY.get(c.lower(), 0.2) for c in letters]
     return sum(map(math.log, rates)) / len(rates) if rates else 0.0
 
 

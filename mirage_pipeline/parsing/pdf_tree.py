@@ -39,10 +39,11 @@ _MONO_ADVANCE = 0.55  # width of a monospaced character, in font sizes
 _ITEM_MARK = re.compile(r"[•◦▪▫‣⁃●○■□►▸▹➢➤✓✔]\s")
 # a line goes on with a word behind an opening bracket or quote too ("скрипт" | "(текстовый
 # файл) main3.lua", "модуль" | "“sprite”, который"), not with an item's mark: "(a)", "(2)"
-_OPENING = re.compile(r"[(«“„\"‘]*")
-_ENUMERATION = re.compile(r"\((?:\d+|[^\W\d_]|[ivxlcIVXLC]+)\)")
-# behind the bracket a word, not a formula's variable: "(в данном примере", not "(x + a)²"
-_WORD_AFTER = re.compile(r"[^\W\d_]{2}|[^\W\d_] [^\W\d_]")
+_OPENING_MARKS = re.compile(r"[(«»“„‚\"‘]*")
+_ENUMERATION = re.compile(r"\((?:\d+|[^\W\d_]|[ivxIVX]{1,4})\)")
+# behind the bracket a word, not a formula's variable: "(в данном примере", "(i.e. the", "(с.
+# 12)", not "(x + a)²"
+_WORD_AFTER = re.compile(r"[^\W\d_]{2}|[^\W\d_] [^\W\d_]|[^\W\d_]\.")
 
 
 def build_tree(
@@ -269,7 +270,7 @@ def _first_letter(text: str) -> str:
     the line opens with something else (a digit, a mark, an item's "(a)")."""
     if _ENUMERATION.match(text):
         return ""
-    opening = _OPENING.match(text).end()
+    opening = _OPENING_MARKS.match(text).end()
     if opening and not _WORD_AFTER.match(text, opening):
         return ""
     found = text[opening : opening + 1]
@@ -334,7 +335,7 @@ class _Builder:
                 return listing
         previous = None if mono or note else self._continued(section, page)
         if previous is not None and (
-            text[:1].islower() or self._runs_on(self.ends[id(previous)], lines[0])
+            _first_letter(text).islower() or self._runs_on(self.ends[id(previous)], lines[0])
         ):
             end = self.ends[id(previous)]
             glue = end.mono_ends[1] and lines[0].mono_ends[0]
@@ -366,7 +367,7 @@ class _Builder:
         """`first`, opening a page, goes on with the line `end` closing the page before."""
         size = round(end.size)
         return (
-            first.text[:1].isalpha()
+            bool(_first_letter(first.text))
             and not CAPTION.match(first.text)
             and len(end.text) >= _FULL_LINE_CHARS
             and abs(first.size - end.size) <= 0.5

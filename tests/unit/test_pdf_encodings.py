@@ -7,7 +7,8 @@ import pymupdf
 import pytest
 
 from mirage_pipeline.parsing import ParseError, parse_document
-from mirage_pipeline.parsing.pdf_encodings import TABLES
+from mirage_pipeline.parsing.pdf_encodings import TABLES, _cyrillic
+from mirage_pipeline.parsing.pdf_fonts import Font
 
 # Latin letters T2A also declares as Cyrillic ones (\\CYRII at `I`): written at the Latin codes
 _CYRILLIC_TWINS = {"T2A": {0x49: "І", 0x4A: "Ј", 0x69: "і", 0x6A: "ј"}}
@@ -251,8 +252,32 @@ def test_koi8_fonts_are_told_from_windows_1251_by_their_letters() -> None:
     ):
         doc = parse_document(_pdf([lines], font), "koi8.pdf")
         assert _text(doc).startswith(start)
-        assert doc.warnings[0].endswith("from KOI8-R (fonts without a Unicode map)")
-        assert doc.metadata["legacy_encodings"] == ["KOI8-R"]
+        assert doc.warnings[0].endswith("from KOI8-R/KOI8-U (fonts without a Unicode map)")
+        assert doc.metadata["legacy_encodings"] == ["KOI8-R/KOI8-U"]
+
+
+def _latin_1(text: str, codec: str) -> str:
+    """Text as PyMuPDF prints a font in `codec` without a correct map: its codes as Latin-1."""
+    return text.encode(codec).decode("latin-1")
+
+
+def test_each_font_gets_its_encoding_heading_capitals_and_western_words_included() -> None:
+    """The choice per font, on what PyMuPDF printed: a KOI8 heading font in capitals reads as
+    lowercase words in Windows-1251 (case is no clue there, its letters are); a font with a
+    map giving French and German words beside a mapped Windows-1251 body font keeps them."""
+    body = " ".join(RUSSIAN * 2)
+    heading = "ГЛАВА ПЕРВАЯ. ВВЕДЕНИЕ В СИСТЕМУ ВЁРСТКИ И ЕЁ ОСНОВНЫЕ ПОНЯТИЯ"
+    fonts = {
+        "Body": Font("Body", [11], "TrueType", text=_latin_1(body, "koi8-r")),
+        "Bold": Font("Bold", [12], "TrueType", text=_latin_1(heading, "koi8-r")),
+    }
+    assert _cyrillic(fonts) == {"Body": "KOI8", "Bold": "KOI8"}
+    western = "Le garçon a été très content; Müller und Schäfer saßen am Ufer. Déjà vu."
+    fonts = {
+        "Body": Font("Body", [11], "TrueType", True, text=_latin_1(body, "cp1251")),
+        "Quote": Font("Quote", [12], "TrueType", True, text=western),
+    }
+    assert _cyrillic(fonts) == {"Body": "cp1251"}
 
 
 def test_fonts_whose_unicode_map_or_glyph_names_read_them_as_latin_1_are_re_decoded() -> None:
