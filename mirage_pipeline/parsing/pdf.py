@@ -249,22 +249,44 @@ def _readable_lines(
             )
             encodings.append(label)
     unreadable = pdf_fonts.unreadable_pages(pages, fonts)
-    if unreadable:
-        left = set(unreadable)
-        if not any(page.lines for page in pages if page.number not in left):
-            raise ParseError(
-                "the PDF's text layer cannot be read (fonts without a Unicode mapping); "
-                "OCR is not supported"
-            )
-        for page in pages:
-            if page.number in left:
-                page.lines = []
-        warnings.append(
-            f"{pdf_fonts.page_ranges(unreadable)}: text layer unreadable (fonts without"
-            " a Unicode mapping), left out"
-        )
-    _require_text(doc, [page for page in pages if page.number not in set(unreadable)])
+    _leave_out(
+        pages,
+        unreadable,
+        "the PDF's text layer cannot be read (fonts without a Unicode mapping); "
+        "OCR is not supported",
+        "text layer unreadable (fonts without a Unicode mapping), left out",
+        warnings,
+    )
+    garbled = pdf_fonts.garbled_pages(pages)
+    _leave_out(
+        pages,
+        garbled,
+        f"the PDF's text is in an 8-bit encoding miRAGe cannot re-decode ({_GARBLED})",
+        f"text in an 8-bit encoding that could not be re-decoded ({_GARBLED}), left out",
+        warnings,
+    )
+    gone = {*unreadable, *garbled}
+    _require_text(doc, [page for page in pages if page.number not in gone])
     return pages, encodings
+
+
+_GARBLED = "another alphabet's letters read as Latin-1"
+
+
+def _leave_out(
+    pages: list[PageLines], numbers: list[int], error: str, warning: str, warnings: list[str]
+) -> None:
+    """Pages `numbers` emptied, with a warning naming them; `error` when no other page has
+    text."""
+    if not numbers:
+        return
+    left = set(numbers)
+    if not any(page.lines for page in pages if page.number not in left):
+        raise ParseError(error)
+    for page in pages:
+        if page.number in left:
+            page.lines = []
+    warnings.append(f"{pdf_fonts.page_ranges(numbers)}: {warning}")
 
 
 def _require_text(doc: pymupdf.Document, pages: list[PageLines]) -> None:

@@ -19,7 +19,13 @@ HIGH = re.compile("[\x80-\xff]")
 OT1_LIGATURE = re.compile(r"[A-Za-z][\x0b-\x0f]|[\x0b-\x0f][a-z]")
 T1_LIGATURE = re.compile(r"[A-Za-z][\x1b-\x1f]|[\x1b-\x1f][a-z]")
 TEX_LIGATURE = re.compile(f"{OT1_LIGATURE.pattern}|{T1_LIGATURE.pattern}")
-OT2_NAME = re.compile(r"wncy", re.IGNORECASE)  # Washington Cyrillic: wncyr10, wncyb10 …
+OT2_NAME = re.compile(r"wncy", re.IGNORECASE)
+# Latin-1's letters above ASCII (not × and ÷): where an 8-bit encoding read as Latin-1 puts its
+# letters. Half a page's letters there is no language's text (Icelandic's þ ð á ö: a fifth):
+# an encoding none of pdf_encodings' tables reads ("ÁèÞíá" of an old Greek font).
+_HIGH_LETTER = re.compile("[\xc0-\xd6\xd8-\xf6\xf8-\xff]")
+_GARBLED_SHARE = 0.5
+_GARBLED_MIN = 40  # Washington Cyrillic: wncyr10, wncyb10 …
 _LIGATURES_ON_A_PAGE = 3
 _SUBSET = re.compile(r"^[A-Z]{6}\+")
 _NUMBERED_GLYPH = re.compile(r"^/(?:a|g|c|cid|index|glyph|G)\d+$")  # pdfTeX's Type 3: /a65
@@ -122,6 +128,18 @@ def unreadable_pages(pages: list[PageLines], fonts: dict[str, Font]) -> list[int
             n for name, n in page.fonts.items() if name in fonts and fonts[name].unmapped_cids
         )
         if unmapped >= 0.5 * sum(page.fonts.values()) or len(JUNK.findall(text)) >= 0.3 * visible:
+            found.append(page.number)
+    return found
+
+
+def garbled_pages(pages: list[PageLines]) -> list[int]:
+    """Pages whose text still reads as an 8-bit encoding taken for Latin-1: half their letters
+    or more in Latin-1's upper half, after every re-decoding."""
+    found = []
+    for page in pages:
+        text = "".join(line.text for line in page.lines)
+        high = len(_HIGH_LETTER.findall(text))
+        if high >= _GARBLED_MIN and high >= _GARBLED_SHARE * sum(c.isalpha() for c in text):
             found.append(page.number)
     return found
 

@@ -463,3 +463,29 @@ def test_a_contents_heading_is_no_documents_title() -> None:
     doc.set_metadata({})
     page.insert_text((50, 40), "Xfig User Manual", fontsize=24)  # the page's own title
     assert parse_document(doc.tobytes(), "xfig-manual.pdf").title == "Xfig User Manual"
+
+
+def test_text_no_encoding_reads_is_left_out_not_indexed_as_latin_1() -> None:
+    """An 8-bit font none of the tables reads (ISO 8859-7 Greek: "Ç ÁèÞíá åßíáé"): half a
+    page's letters in Latin-1's upper half is no language's text. Such pages are left out with
+    a warning, as unreadable ones are; a document of nothing else ends in a named error."""
+    font = (
+        "<< /Type /Font /Subtype /TrueType /BaseFont /GreekOld"
+        " /Encoding /WinAnsiEncoding /FirstChar 32 /LastChar 255"
+        f" /Widths [{' '.join(['500'] * 224)}] >>"
+    )
+    greek = [
+        "Η Αθήνα είναι η πρωτεύουσα της Ελλάδας και μία από τις αρχαιότερες πόλεις",
+        "του κόσμου, με ιστορία που εκτείνεται σε περισσότερα από τρεις χιλιάδες",
+        "χρόνια. Σήμερα είναι το πολιτικό, οικονομικό και πολιτιστικό κέντρο της χώρας.",
+    ]
+    garbled = [line.encode("iso8859-7") for line in greek]
+    english = [b"The guide starts with the city in English, then goes on in Greek."] * 3
+    doc = parse_document(_pdf([english, garbled], font), "athens.pdf")
+    assert "then goes on in Greek" in _text(doc) and "Á" not in _text(doc)
+    assert doc.warnings[0] == (
+        "page 2: text in an 8-bit encoding that could not be re-decoded (another alphabet's"
+        " letters read as Latin-1), left out"
+    )
+    with pytest.raises(ParseError, match="8-bit encoding miRAGe cannot re-decode"):
+        parse_document(_pdf([garbled], font), "greek.pdf")
