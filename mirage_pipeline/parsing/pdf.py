@@ -11,7 +11,7 @@ from dataclasses import replace
 import pymupdf
 
 from mirage_pipeline.language import identify_language, normalise_language
-from mirage_pipeline.parsing import pdf_encodings, pdf_fonts
+from mirage_pipeline.parsing import cyrillic_8bit, pdf_encodings, pdf_fonts
 from mirage_pipeline.parsing.model import ParsedDocument, ParseError
 from mirage_pipeline.parsing.pdf_contents import (
     apply_contents,
@@ -242,7 +242,7 @@ def _readable_lines(
         pdf_encodings.install_unicode_maps(doc, fonts, plan)
         pages = extract_lines(doc, plan.fix, plan.fonts, line_fix=plan.fix_line)
         for encoding, numbers in pdf_encodings.redecoded_pages(pages, plan).items():
-            label = pdf_encodings.LABELS.get(encoding, encoding)
+            label = cyrillic_8bit.LABELS.get(encoding, encoding)
             warnings.append(
                 f"{pdf_fonts.page_ranges(numbers)}: text re-decoded from {label}"
                 f" ({plan.reason(encoding)})"

@@ -15,7 +15,6 @@ WinAnsi's “ ” — … for 0x80–0x9F of TrueType fonts.
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass
 
@@ -23,6 +22,16 @@ import pymupdf
 
 from mirage_pipeline.language import cyrillic_share
 from mirage_pipeline.parsing import pdf_encoding_tables as tex
+from mirage_pipeline.parsing.cyrillic_8bit import (
+    COMMON_CYRILLIC,
+    TABLES,
+    TWIN_LETTERS,
+    WINANSI,
+    WORD,
+    best_reading,
+    decode,
+    plausible,
+)
 from mirage_pipeline.parsing.pdf_fonts import (
     HIGH,
     JUNK,
@@ -33,42 +42,11 @@ from mirage_pipeline.parsing.pdf_fonts import (
 )
 from mirage_pipeline.parsing.pdf_lines import PageLines
 
-
-def _spaced(table: str) -> str:
-    """T2A and X2 draw a visible space (␣) at 0x20, which MuPDF leaves out: a space."""
-    return table[:0x20] + " " + table[0x21:]
-
-
-def _codec_table(codec: str) -> str:
-    return "".join(
-        bytes([code]).decode(codec, errors="replace").replace("\ufffd", tex.UNUSED)
-        for code in range(256)
-    )
-
-
-TABLES: dict[str, str] = {
-    "T2A": _spaced("".join(tex.T2A)),
-    "X2": _spaced("".join(tex.X2)),
-    "LCY": "".join(tex.LCY),
-    "OT2": "".join(tex.OT2),
-    "OT1": _spaced(tex.OT1),
-    "T1": _spaced(tex.T1),
-    "cp1251": _codec_table("cp1251"),
-    "KOI8": _codec_table("koi8_u"),  # KOI8-R's letters, and KOI8-U's Ukrainian ones
-}
-LABELS = {"cp1251": "Windows-1251", "KOI8": "KOI8-R/KOI8-U"}  # how warnings name an encoding
 # in order of prior: T2A is the usual one; KOI8 (Unix fonts of the 1990s) the rarest
 _TEX_FAMILY = ("T2A", "X2", "LCY", "cp1251", "KOI8")
 _WINDOWS_FAMILY = ("cp1251", "T2A", "LCY", "KOI8")
 # Type 1 fonts of TeX: Computer Modern and its Cyrillic families (LH la*/lc*…, cm-super), AMS.
 _TEX_NAME = re.compile(r"^(?:cm|lh|la|lb|lc|ll|lx|wn|sfrm|ec|eu|ms)|^F\d+$", re.IGNORECASE)
-_WORD = re.compile(r"[^\W\d_]+")
-_COMMON_CYRILLIC = frozenset(
-    "АБВГДЕЖЗИЙКЛМНОПРСТУФХЦЧШЩЪЫЬЭЮЯабвгдежзийклмнопрстуфхцчшщъыьэюяЁёІіЇїЄєҐґЎў"
-    "ЂђЉљЊњЋћЏџЈјЅѕЃѓЌќ"  # Serbian and Macedonian
-)
-# Latin letters T2A also declares Cyrillic (\CYRII at I), and the dotless ı of a stressed і.
-_TWIN_LETTERS = {"I": "І", "i": "і", "J": "Ј", "j": "ј", "ı": "і"}
 # "і" as a word of its own (the Ukrainian "and"): after a Cyrillic word, before another or at
 # the line's end ("близький i" / "близь-кий"); a lowercase one before a Cyrillic word after
 # anything ("LaTeX2ε i повинен", "Mac, i закінчуючи"): English has no lowercase "i" word
@@ -77,13 +55,6 @@ _LONE_TWIN = re.compile(
     r"|(?:(?<=\S )|^)i(?= [\u0400-\u04ff])"
 )
 _CYRILLIC_LANGS = ("ru", "uk", "be", "bg", "sr", "mk", "kk", "ky", "tg", "mn", "ba", "tt")
-_WINANSI = {bytes([c]).decode("cp1252", errors="replace"): c for c in range(0x80, 0xA0)}
-_WINANSI.pop("\ufffd", None)
-_LIGATURES = str.maketrans({"ﬀ": "ff", "ﬁ": "fi", "ﬂ": "fl", "ﬃ": "ffi", "ﬄ": "ffl"})
-# a word with a symbol inside it: letters, a character that is neither a letter, a digit, a
-# space nor a hyphen, apostrophe or full stop, and letters again
-# (U+FFFD: a code PyMuPDF could not read, not evidence either way)
-_BROKEN_WORD = re.compile(r"[^\W\d_]+(?:[^\w\s\-'’.,;:!?()\[\]/\ufffd\x00-\x1f]+[^\W\d_]+)+")
 # A Latin TeX font with this many ligatures read as control characters (pdf_fonts) is given its
 # TeX encoding: PyMuPDF drops the characters, and the words lose letters.
 _LIGATURES_SEEN = 3
@@ -128,24 +99,24 @@ class Redecoding:
         (I, i, J, j, ı) made Cyrillic inside Cyrillic words."""
         encoding = self.encodings[font]
         text = text.translate(_DROPPED[encoding])
-        if encoding in ("T2A", "LCY") and any(c in text for c in _TWIN_LETTERS):
-            text = _WORD.sub(_cyrillic_twins, text)
+        if encoding in ("T2A", "LCY") and any(c in text for c in TWIN_LETTERS):
+            text = WORD.sub(_cyrillic_twins, text)
         return text
 
     def fix_line(self, text: str) -> str:
         """A lone i between Cyrillic words (spans of their own) is the Ukrainian "і"."""
         if ("i" in text or "I" in text) and not {"T2A", "LCY"}.isdisjoint(self.encodings.values()):
-            return _LONE_TWIN.sub(lambda m: _TWIN_LETTERS[m.group()], text)
+            return _LONE_TWIN.sub(lambda m: TWIN_LETTERS[m.group()], text)
         return text
 
 
 def _cyrillic_twins(match: re.Match[str]) -> str:
     word = match.group()
-    if not any(c in _COMMON_CYRILLIC for c in word) or any(
-        c.isascii() and c not in _TWIN_LETTERS for c in word
+    if not any(c in COMMON_CYRILLIC for c in word) or any(
+        c.isascii() and c not in TWIN_LETTERS for c in word
     ):
         return word
-    return "".join(_TWIN_LETTERS.get(c, c) for c in word)
+    return "".join(TWIN_LETTERS.get(c, c) for c in word)
 
 
 def choose(fonts: dict[str, Font], lang: str) -> Redecoding | None:
@@ -178,7 +149,7 @@ def _cyrillic(fonts: dict[str, Font]) -> dict[str, str]:
             if (
                 not mapped
                 and (cyrillic_share(text) or 0.0) < 0.5
-                and _plausible(_decode(text, "OT2"), 0.6, 8)
+                and plausible(decode(text, "OT2"), 0.6, 8)
             ):
                 chosen[font.name] = "OT2"
             continue
@@ -202,8 +173,8 @@ def _cyrillic(fonts: dict[str, Font]) -> dict[str, str]:
         high = "".join(HIGH.findall(font.text))
         # a mapped font's few upper-half letters may be its own ("Müller"): words only
         if high and (
-            _plausible(_decode(font.text, encoding), 0.8, 3)
-            or (not mapped and all(c in _COMMON_CYRILLIC for c in _decode(high, encoding)))
+            plausible(decode(font.text, encoding), 0.8, 3)
+            or (not mapped and all(c in COMMON_CYRILLIC for c in decode(high, encoding)))
         ):
             chosen[font.name] = encoding
     return chosen
@@ -232,54 +203,13 @@ def _eligible(font: Font, maps_allowed: bool = False) -> bool:
     if not font.xrefs or font.kind not in _SIMPLE_FONTS or (_mapped(font) and not maps_allowed):
         return False
     text = font.text
-    beyond = sum(1 for c in text if c > "\xff" and c not in _WINANSI and not JUNK.match(c))
+    beyond = sum(1 for c in text if c > "\xff" and c not in WINANSI and not JUNK.match(c))
     return beyond <= 0.1 * (len(text) - text.count(" "))  # math symbols: the names did map
 
 
 def _best_encoding(font: Font, text: str) -> str:
     """The most plausible encoding for the font's kind, or "" when none reads as words."""
-    best, best_score, best_letters, best_lower = "", 0.0, 0.0, 0.0
-    for encoding in _TEX_FAMILY if _tex_font(font) else _WINDOWS_FAMILY:
-        decoded = _decode(text, encoding)
-        good, total = _plausibility(decoded)
-        if good < 8 or good / total < 0.7:
-            continue
-        cyrillic = _cyrillic_letters(decoded)
-        score, letters = good / total, _letter_likelihood(cyrillic)
-        lower = sum(c.islower() for c in cyrillic) / len(cyrillic) if cyrillic else 0.0
-        # in order of prior: a later encoding must read clearly more words as words, or about
-        # as many with far likelier letters (enough of them to tell), in text of one case or
-        # more of them lowercase (KOI8 read as Windows-1251 swaps the case too: "оЕ ПЮЕОШ
-        # ЛТБФЛПЕ" for "Не очень краткое"; a heading in capitals reads as lowercase)
-        if score > best_score + 0.02 or (
-            best
-            and score >= best_score - 0.05
-            and len(cyrillic) >= _LETTERS_TO_TELL
-            and letters > best_letters + _LIKELIER
-            and (lower > best_lower or lower in (0.0, 1.0))
-        ):
-            best, best_score, best_letters, best_lower = encoding, score, letters, lower
-    return best
-
-
-# nats a letter: how much likelier, on average, a later encoding's letters must be than the
-# prior one's to be taken for an alphabet it permuted (the right one against KOI8 read as
-# Windows-1251: 0.5–0.7 on a paragraph; a small font of lshortru, T2A, reads 0.26 likelier as
-# KOI8, in swapped case; encodings that agree on the letters, as T2A and X2 do: 0)
-_LIKELIER = 0.4
-# Cyrillic letters a font's sample needs for their likelihood to tell: in a heading or two one
-# rare letter moves the mean by half a nat ("НЕ ПОДЪЕЗД")
-_LETTERS_TO_TELL = 40
-
-
-def _cyrillic_letters(text: str) -> list[str]:
-    return [c for c in text if "\u0400" <= c <= "\u04ff"]
-
-
-def _letter_likelihood(letters: list[str]) -> float:
-    """The mean log frequency of Cyrillic letters in running text."""
-    rates = [tex.LETTER_FREQUENCY.get(c.lower(), 0.2) for c in letters]
-    return sum(map(math.log, rates)) / len(rates) if rates else 0.0
+    return best_reading(text, _TEX_FAMILY if _tex_font(font) else _WINDOWS_FAMILY)
 
 
 def _latin(text: str) -> bool:
@@ -292,52 +222,6 @@ def _latin(text: str) -> bool:
 def _tex_font(font: Font) -> bool:
     """A Type 3 font (pdfTeX's bitmap fonts) or a Type 1 font of TeX's families."""
     return font.kind == "Type3" or (font.kind != "TrueType" and bool(_TEX_NAME.search(font.name)))
-
-
-def _plausible(text: str, share: float, letters: float) -> bool:
-    good, total = _plausibility(text)
-    return good >= letters and good >= share * total
-
-
-def _decode(text: str, encoding: str) -> str:
-    """Text as PyMuPDF gave it (codes read as Latin-1 or WinAnsi) in the given encoding."""
-    table = TABLES[encoding]
-    out = []
-    for char in text:
-        if char == " ":  # TeX sets no spaces: PyMuPDF put it between words (OT2 has ¨ there)
-            out.append(char)
-            continue
-        code = ord(char)
-        if code > 0xFF:
-            code = _WINANSI.get(char, -1)
-        out.append(char if code < 0 or table[code] == tex.UNUSED else table[code])
-    return "".join(out)
-
-
-def _plausibility(text: str) -> tuple[float, int]:
-    """How many letters form plausible Cyrillic words — all Cyrillic, in lower, Title or UPPER
-    case; a word with rarer letters (Ӕ, Ђ, ј) counts ¾ — and how many letters there are,
-    in the words of two letters or more that have non-ASCII letters. Latin ligatures are
-    letters ("shelﬀul" is an English word, not a Cyrillic one gone wrong), and a symbol
-    between two letters breaks the word it sits in ("Упознава»е": њ read in X2)."""
-    good = 0.0
-    total = 0
-    text = text.translate(_LIGATURES)
-    for broken in _BROKEN_WORD.findall(text):
-        if not broken.isascii():
-            total += len(broken)
-    for word in _WORD.findall(_BROKEN_WORD.sub(" ", text)):
-        if len(word) < 2 or word.isascii():
-            continue
-        total += len(word)
-        letters = "".join(_TWIN_LETTERS.get(c, c) for c in word)
-        if not (letters.islower() or letters.isupper() or letters[1:].islower()):
-            continue
-        if all(c in _COMMON_CYRILLIC for c in letters):
-            good += len(word)
-        elif all("\u0400" <= c <= "\u04ff" for c in letters):
-            good += 0.75 * len(word)
-    return good, total
 
 
 def install_unicode_maps(doc: pymupdf.Document, fonts: dict[str, Font], plan: Redecoding) -> None:

@@ -535,6 +535,32 @@ def test_double_encoded_utf8_is_repaired_and_said() -> None:
     assert not clean.warnings
 
 
+@pytest.mark.parametrize(
+    ("codec", "name", "example"),
+    [("cp1251", "Windows-1251", "Ïðàâèëà"), ("koi8-r", "KOI8-R/KOI8-U", "ðÒÁ×ÉÌÁ")],
+)
+def test_cyrillic_converted_as_latin_1_is_re_decoded(codec: str, name: str, example: str) -> None:
+    """An old Windows-1251 or KOI8 e-book converted to UTF-8 as if it were Latin-1: "Ãëàâà 1"
+    was indexed as it stood. Its passages are decoded as written, in the encoding whose
+    letters read as Cyrillic words; the Western words beside them stay."""
+    russian = [
+        "Глава 1. Введение",
+        "Не очень краткое введение в систему вёрстки, написанное для тех, кто только начинает.",
+        "Многое из включённого в это введение материала исходит из австрийского введения.",
+    ]
+    misread = [line.encode(codec).decode("latin-1") for line in russian]
+    body = f"# {misread[0]}\n\n{misread[1]}\n\n{misread[2]}\n\nSee Müller, café, déjà vu.\n"
+    for file in ("book.md", "book.txt"):
+        doc = parse_document(body.encode(), file)
+        texts = [s.title for _, s in doc.root.walk() if s.title] + _block_texts(doc)
+        assert russian[1] in texts and russian[2] in texts
+        assert "Глава 1. Введение" in " ".join(texts)
+        assert "See Müller, café, déjà vu." in texts
+        assert f'held Cyrillic in {name} read as Latin-1 ("{example}")' in doc.warnings[-1]
+    french = "# Été\n\nLe garçon a été très content à côté de la fenêtre; où est-il allé?\n"
+    assert not parse_document(french.encode(), "fr.md").warnings
+
+
 def test_control_characters_go_from_every_format() -> None:
     """A glyph no encoding maps reads as a control character (a PDF's picture fonts draw lines
     with "\x1a"): no text holds one, the embedder and a citation got them as they were. They

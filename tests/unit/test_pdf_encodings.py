@@ -7,7 +7,8 @@ import pymupdf
 import pytest
 
 from mirage_pipeline.parsing import ParseError, parse_document
-from mirage_pipeline.parsing.pdf_encodings import TABLES, _cyrillic
+from mirage_pipeline.parsing.cyrillic_8bit import TABLES
+from mirage_pipeline.parsing.pdf_encodings import _cyrillic
 from mirage_pipeline.parsing.pdf_fonts import Font
 
 # Latin letters T2A also declares as Cyrillic ones (\\CYRII at `I`): written at the Latin codes
