@@ -35,6 +35,9 @@ TABLES: dict[str, str] = {
     "KOI8": _codec_table("koi8_u"),  # KOI8-R's letters, and KOI8-U's Ukrainian ones
 }
 LABELS = {"cp1251": "Windows-1251", "KOI8": "KOI8-R/KOI8-U"}  # how warnings name an encoding
+# what a text file's Cyrillic was written in, in order of prior, when it was converted as if it
+# were Latin-1
+TEXT_ENCODINGS = ("cp1251", "KOI8")
 WORD = re.compile(r"[^\W\d_]+")
 COMMON_CYRILLIC = frozenset(
     "АБВГДЕЖЗИЙКЛМНОПРСТУФХЦЧШЩЪЫЬЭЮЯабвгдежзийклмнопрстуфхцчшщъыьэюяЁёІіЇїЄєҐґЎў"

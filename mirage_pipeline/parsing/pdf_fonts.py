@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 import pymupdf
 
+from mirage_pipeline.parsing.cyrillic_8bit import TEXT_ENCODINGS, best_reading
 from mirage_pipeline.parsing.pdf_lines import PageLines
 
 # Characters no text is written in: controls, U+FFFD, private use (glyph ids, unmapped glyphs).
@@ -134,12 +135,18 @@ def unreadable_pages(pages: list[PageLines], fonts: dict[str, Font]) -> list[int
 
 def garbled_pages(pages: list[PageLines]) -> list[int]:
     """Pages whose text still reads as an 8-bit encoding taken for Latin-1: half their letters
-    or more in Latin-1's upper half, after every re-decoding."""
+    or more in Latin-1's upper half, after every re-decoding, and no Cyrillic in Windows-1251
+    or KOI8 either (text_repair decodes that, passage by passage: a font whose own map read it
+    as Latin-1 with too many Latin words beside for pdf_encodings to take it)."""
     found = []
     for page in pages:
-        text = "".join(line.text for line in page.lines)
+        text = " ".join(line.text for line in page.lines)
         high = len(_HIGH_LETTER.findall(text))
-        if high >= _GARBLED_MIN and high >= _GARBLED_SHARE * sum(c.isalpha() for c in text):
+        if (
+            high >= _GARBLED_MIN
+            and high >= _GARBLED_SHARE * sum(c.isalpha() for c in text)
+            and not best_reading(text, TEXT_ENCODINGS)
+        ):
             found.append(page.number)
     return found
 

@@ -60,7 +60,7 @@ import unicodedata
 import ftfy
 
 from mirage_pipeline.morphology import known_word
-from mirage_pipeline.parsing.cyrillic_8bit import LABELS, best_reading, decode
+from mirage_pipeline.parsing.cyrillic_8bit import LABELS, TEXT_ENCODINGS, best_reading, decode
 from mirage_pipeline.parsing.model import ParsedDocument
 
 # A lead byte read as Latin-1/Windows-1252, then a continuation byte (0x80–0xBF) read as either:
@@ -259,7 +259,6 @@ def repair_text(doc: ParsedDocument) -> ParsedDocument:
 _LATIN_1_LETTER = re.compile("[\xc0-\xd6\xd8-\xf6\xf8-\xff]")
 _MISREAD_SHARE = 0.3  # of a passage's letters: French or German has a tenth at most
 _MISREAD_MIN = 40  # such letters in the document, for its encoding to be told
-_CONVERTED = ("cp1251", "KOI8")  # in order of prior
 _MISREAD_EXAMPLES = {"cp1251": "Ïðàâèëà", "KOI8": "ðÒÁ×ÉÌÁ"}  # "Правила" in each
 
 
@@ -278,7 +277,7 @@ def _converted_from(doc: ParsedDocument) -> str:
     sample = " ".join(text for text in texts if _LATIN_1_LETTER.search(text) and _misread(text))
     if len(_LATIN_1_LETTER.findall(sample)) < _MISREAD_MIN:
         return ""
-    return best_reading(sample, _CONVERTED)
+    return best_reading(sample, TEXT_ENCODINGS)
 
 
 def _redecoded(text: str, encoding: str) -> tuple[str, bool]:

@@ -9,7 +9,8 @@ import pytest
 from mirage_pipeline.parsing import ParseError, parse_document
 from mirage_pipeline.parsing.cyrillic_8bit import TABLES
 from mirage_pipeline.parsing.pdf_encodings import _cyrillic
-from mirage_pipeline.parsing.pdf_fonts import Font
+from mirage_pipeline.parsing.pdf_fonts import Font, garbled_pages
+from mirage_pipeline.parsing.pdf_lines import Line, PageLines
 
 # Latin letters T2A also declares as Cyrillic ones (\\CYRII at `I`): written at the Latin codes
 _CYRILLIC_TWINS = {"T2A": {0x49: "І", 0x4A: "Ј", 0x69: "і", 0x6A: "ј"}}
@@ -490,3 +491,18 @@ def test_text_no_encoding_reads_is_left_out_not_indexed_as_latin_1() -> None:
     )
     with pytest.raises(ParseError, match="8-bit encoding miRAGe cannot re-decode"):
         parse_document(_pdf([garbled], font), "greek.pdf")
+
+
+def test_a_page_of_cyrillic_read_as_latin_1_is_not_taken_for_garbage() -> None:
+    """A page half Latin-1 letters is left out only when it reads as no Cyrillic either: one
+    whose Windows-1251 or KOI8 a font's own map read as Latin-1, with too many Latin words
+    for the font to be re-decoded, is decoded passage by passage after parsing (text_repair)."""
+
+    def page(text: str) -> PageLines:
+        return PageLines(1, 800.0, [Line(1, 1, 60.0, 100.0, 110.0, text, 11.0, False, False)])
+
+    russian = " ".join(RUSSIAN)
+    greek = "Η Αθήνα είναι η πρωτεύουσα της Ελλάδας και μία από τις αρχαιότερες πόλεις"
+    for codec in ("cp1251", "koi8-r"):
+        assert garbled_pages([page(russian.encode(codec).decode("latin-1"))]) == []
+    assert garbled_pages([page(greek.encode("iso8859-7").decode("latin-1"))]) == [1]
