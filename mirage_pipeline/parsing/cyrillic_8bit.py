@@ -63,8 +63,8 @@ def best_reading(text: str, encodings: tuple[str, ...]) -> str:
         good, total = plausibility(decoded)
         if good < 8 or good / total < 0.7:
             continue
-        cyrillic = _cyrillic_letters(decoded)
-        score, letters = good / total, _letter_likelihood(cyrillic)
+        cyrillic = cyrillic_letters(decoded)
+        score, letters = good / total, letter_likelihood(cyrillic)
         lower = sum(c.islower() for c in cyrillic) / len(cyrillic) if cyrillic else 0.0
         # in order of prior: a later encoding must read clearly more words as words, or about
         # as many with far likelier letters (enough of them to tell), in text of one case or
@@ -74,7 +74,7 @@ def best_reading(text: str, encodings: tuple[str, ...]) -> str:
             best
             and score >= best_score - 0.05
             and len(cyrillic) >= _LETTERS_TO_TELL
-            and letters > best_letters + _LIKELIER
+            and letters > best_letters + LIKELIER
             and (lower > best_lower or lower in (0.0, 1.0))
         ):
             best, best_score, best_letters, best_lower = encoding, score, letters, lower
@@ -85,17 +85,18 @@ def best_reading(text: str, encodings: tuple[str, ...]) -> str:
 # prior one's to be taken for an alphabet it permuted (the right one against KOI8 read as
 # Windows-1251: 0.5–0.7 on a paragraph; a small font of lshortru, T2A, reads 0.26 likelier as
 # KOI8, in swapped case; encodings that agree on the letters, as T2A and X2 do: 0)
-_LIKELIER = 0.4
+LIKELIER = 0.4
 # Cyrillic letters a sample needs for their likelihood to tell: in a heading or two one
 # rare letter moves the mean by half a nat ("НЕ ПОДЪЕЗД")
 _LETTERS_TO_TELL = 40
 
 
-def _cyrillic_letters(text: str) -> list[str]:
+def cyrillic_letters(text: str) -> list[str]:
+    """The text's Cyrillic letters."""
     return [c for c in text if "\u0400" <= c <= "\u04ff"]
 
 
-def _letter_likelihood(letters: list[str]) -> float:
+def letter_likelihood(letters: list[str]) -> float:
     """The mean log frequency of Cyrillic letters in running text."""
     rates = [tex.LETTER_FREQUENCY.get(c.lower(), 0.2) for c in letters]
     return sum(map(math.log, rates)) / len(rates) if rates else 0.0

@@ -1,9 +1,7 @@
 """Text repairs every format needs, after parsing.
 
-Cyrillic of an old Windows-1251 or KOI8 file converted to UTF-8 as if it were Latin-1
-("Ïðàâèëà" for "Правила", "ðÒÁ×ÉÌÁ" in KOI8): where a third of a passage's letters or more
-are Latin-1's upper half and the document's such passages read as plausible Cyrillic words in
-one of the two (cyrillic_8bit.py), those passages are decoded as written.
+Cyrillic read through the wrong 8-bit encoding before it became Unicode is decoded as written
+first (misread_text.py).
 
 UTF-8 read as Windows-1252 or Latin-1 and written out again ("â€”" for "—", "Ð¿Ñ€Ð¸" for
 "при"): a source file saved through a tool that got its encoding wrong. Any format can carry
@@ -60,7 +58,7 @@ import unicodedata
 import ftfy
 
 from mirage_pipeline.morphology import known_word
-from mirage_pipeline.parsing.cyrillic_8bit import LABELS, TEXT_ENCODINGS, best_reading, decode
+from mirage_pipeline.parsing.misread_text import redecode_misread
 from mirage_pipeline.parsing.model import ParsedDocument
 
 # A lead byte read as Latin-1/Windows-1252, then a continuation byte (0x80–0xBF) read as either:
@@ -229,61 +227,21 @@ def repair_text(doc: ParsedDocument) -> ParsedDocument:
     """The repairs in `doc`'s titles and blocks, in place; a warning counts the passages whose
     double-encoded UTF-8 was repaired. Blocks left empty, or holding only glyphs no font
     mapped (U+FFFD: a picture's line and circle pieces) among signs, go."""
+    redecode_misread(doc)
     repaired = 0
-    converted = _converted_from(doc)
-    redecoded = 0
     for _, section in doc.root.walk():
-        section.title, _ = _repaired(_redecoded(section.title, converted)[0])
+        section.title, _ = _repaired(section.title)
         for block in section.blocks:
-            text, was_read = _redecoded(block.text, converted)
-            block.text, fixed = _repaired(text)
+            block.text, fixed = _repaired(block.text)
             repaired += fixed
-            redecoded += was_read
         section.blocks = [block for block in section.blocks if not _JUNK.fullmatch(block.text)]
-    doc.title, _ = _repaired(_redecoded(doc.title, converted)[0])
+    doc.title, _ = _repaired(doc.title)
     if repaired:
         doc.warnings.append(
             f"{repaired} passage{'s' if repaired > 1 else ''} held UTF-8 read in an 8-bit encoding"
             ' ("â€”" for "—"): repaired'
         )
-    if redecoded:
-        doc.warnings.append(
-            f"{redecoded} passage{'s' if redecoded > 1 else ''} held Cyrillic in"
-            f" {LABELS.get(converted, converted)} read as Latin-1"
-            f' ("{_MISREAD_EXAMPLES[converted]}"): re-decoded'
-        )
     return doc
-
-
-# Latin-1's letters above ASCII (not × and ÷): where Cyrillic read as Latin-1 lands
-_LATIN_1_LETTER = re.compile("[\xc0-\xd6\xd8-\xf6\xf8-\xff]")
-_MISREAD_SHARE = 0.3  # of a passage's letters: French or German has a tenth at most
-_MISREAD_MIN = 40  # such letters in the document, for its encoding to be told
-_MISREAD_EXAMPLES = {"cp1251": "Ïðàâèëà", "KOI8": "ðÒÁ×ÉÌÁ"}  # "Правила" in each
-
-
-def _misread(text: str) -> bool:
-    high = len(_LATIN_1_LETTER.findall(text))
-    return high >= 2 and high >= _MISREAD_SHARE * sum(c.isalpha() for c in text)
-
-
-def _converted_from(doc: ParsedDocument) -> str:
-    """The encoding the document's misread passages were written in, or "" (none, or they
-    read as no Cyrillic)."""
-    texts = [doc.title]
-    for _, section in doc.root.walk():
-        texts.append(section.title)
-        texts.extend(block.text for block in section.blocks)
-    sample = " ".join(text for text in texts if _LATIN_1_LETTER.search(text) and _misread(text))
-    if len(_LATIN_1_LETTER.findall(sample)) < _MISREAD_MIN:
-        return ""
-    return best_reading(sample, TEXT_ENCODINGS)
-
-
-def _redecoded(text: str, encoding: str) -> tuple[str, bool]:
-    if encoding and _LATIN_1_LETTER.search(text) and _misread(text):
-        return decode(text, encoding), True
-    return text, False
 
 
 def _repaired(text: str) -> tuple[str, bool]:

@@ -561,6 +561,31 @@ def test_cyrillic_converted_as_latin_1_is_re_decoded(codec: str, name: str, exam
     assert not parse_document(french.encode(), "fr.md").warnings
 
 
+def test_cyrillic_read_in_the_other_cyrillic_encoding_is_read_back() -> None:
+    """An FB2 declaring Windows-1251 over KOI8 bytes read "Антон Чехов" as "юОФПО еЕИПЧ": the
+    letters are Cyrillic, of a permuted alphabet in swapped case. Read back, they are far
+    likelier in running text; a Markdown note misread the other way round too."""
+    koi8 = _fb2("windows-1251").decode("cp1251").replace("—", "-").encode("koi8-r")
+    doc = parse_document(koi8, "book.fb2")
+    assert doc.title == "Рассказы" and doc.metadata["authors"] == ["Антон Чехов"]
+    assert "встретились два приятеля" in " ".join(_block_texts(doc))
+    assert doc.warnings[-1].endswith(
+        "held Cyrillic in KOI8-R/KOI8-U read as Windows-1251: re-decoded"
+    )
+    note = (
+        "# Глава первая\n\nНа вокзале Николаевской железной дороги встретились два приятеля:"
+        " один толстый, другой тонкий. Толстый только что пообедал на вокзале, и губы его,"
+        " подёрнутые маслом, лоснились, как спелые вишни. Пахло от него хересом и флёр"
+        " д'оранжем. Тонкий же только что вышел из вагона и был навьючен чемоданами.\n"
+    )
+    doc = parse_document(note.encode("cp1251").decode("koi8_u").encode(), "note.md")
+    assert "встретились два приятеля" in _block_texts(doc)[0]
+    assert doc.warnings[-1].endswith(
+        "held Cyrillic in Windows-1251 read as KOI8-R/KOI8-U: re-decoded"
+    )
+    assert not parse_document(note.encode(), "clean.md").warnings
+
+
 def test_control_characters_go_from_every_format() -> None:
     """A glyph no encoding maps reads as a control character (a PDF's picture fonts draw lines
     with "\x1a"): no text holds one, the embedder and a citation got them as they were. They
