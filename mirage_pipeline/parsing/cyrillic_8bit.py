@@ -1,7 +1,7 @@
 """Cyrillic in legacy 8-bit encodings read as Latin-1 ("Ïðàâèëà" for "Правила"), format-neutral:
 the encodings' tables, decoding such text, and how plausible a decoding reads as Cyrillic words
 (their case and script, and how likely their letters are in running text). PDF fonts
-(pdf_encodings.py) and text files converted through the wrong encoding (text_repair.py) are
+(pdf_encodings.py) and text converted through the wrong encoding (misread_text.py) are
 re-decoded with them."""
 
 from __future__ import annotations
@@ -35,6 +35,8 @@ TABLES: dict[str, str] = {
     "KOI8": _codec_table("koi8_u"),  # KOI8-R's letters, and KOI8-U's Ukrainian ones
 }
 LABELS = {"cp1251": "Windows-1251", "KOI8": "KOI8-R/KOI8-U"}  # how warnings name an encoding
+# Latin-1's letters above ASCII (not × and ÷): where 8-bit Cyrillic read as Latin-1 lands
+LATIN_1_LETTER = re.compile("[\xc0-\xd6\xd8-\xf6\xf8-\xff]")
 # what a text file's Cyrillic was written in, in order of prior, when it was converted as if it
 # were Latin-1
 TEXT_ENCODINGS = ("cp1251", "KOI8")
@@ -65,7 +67,7 @@ def best_reading(text: str, encodings: tuple[str, ...]) -> str:
             continue
         cyrillic = cyrillic_letters(decoded)
         score, letters = good / total, letter_likelihood(cyrillic)
-        lower = sum(c.islower() for c in cyrillic) / len(cyrillic) if cyrillic else 0.0
+        lower = lower_share(cyrillic)
         # in order of prior: a later encoding must read clearly more words as words, or about
         # as many with far likelier letters (enough of them to tell), in text of one case or
         # more of them lowercase (KOI8 read as Windows-1251 swaps the case too: "оЕ ПЮЕОШ
@@ -94,6 +96,11 @@ _LETTERS_TO_TELL = 40
 def cyrillic_letters(text: str) -> list[str]:
     """The text's Cyrillic letters."""
     return [c for c in text if "\u0400" <= c <= "\u04ff"]
+
+
+def lower_share(letters: list[str]) -> float:
+    """The share of `letters` in lowercase."""
+    return sum(c.islower() for c in letters) / len(letters) if letters else 0.0
 
 
 def letter_likelihood(letters: list[str]) -> float:

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 import pymupdf
 
-from mirage_pipeline.parsing.cyrillic_8bit import TEXT_ENCODINGS, best_reading
+from mirage_pipeline.parsing.cyrillic_8bit import LATIN_1_LETTER, TEXT_ENCODINGS, best_reading
 from mirage_pipeline.parsing.pdf_lines import PageLines
 
 # Characters no text is written in: controls, U+FFFD, private use (glyph ids, unmapped glyphs).
@@ -21,10 +21,8 @@ OT1_LIGATURE = re.compile(r"[A-Za-z][\x0b-\x0f]|[\x0b-\x0f][a-z]")
 T1_LIGATURE = re.compile(r"[A-Za-z][\x1b-\x1f]|[\x1b-\x1f][a-z]")
 TEX_LIGATURE = re.compile(f"{OT1_LIGATURE.pattern}|{T1_LIGATURE.pattern}")
 OT2_NAME = re.compile(r"wncy", re.IGNORECASE)
-# Latin-1's letters above ASCII (not × and ÷): where an 8-bit encoding read as Latin-1 puts its
-# letters. Half a page's letters there is no language's text (Icelandic's þ ð á ö: a fifth):
-# an encoding none of pdf_encodings' tables reads ("ÁèÞíá" of an old Greek font).
-_HIGH_LETTER = re.compile("[\xc0-\xd6\xd8-\xf6\xf8-\xff]")
+# Half a page's letters in Latin-1's upper half is no language's text (Icelandic's þ ð á ö: a
+# fifth): an encoding none of pdf_encodings' tables reads ("ÁèÞíá" of an old Greek font).
 _GARBLED_SHARE = 0.5
 _GARBLED_MIN = 40  # Washington Cyrillic: wncyr10, wncyb10 …
 _LIGATURES_ON_A_PAGE = 3
@@ -141,7 +139,7 @@ def garbled_pages(pages: list[PageLines]) -> list[int]:
     found = []
     for page in pages:
         text = " ".join(line.text for line in page.lines)
-        high = len(_HIGH_LETTER.findall(text))
+        high = len(LATIN_1_LETTER.findall(text))
         if (
             high >= _GARBLED_MIN
             and high >= _GARBLED_SHARE * sum(c.isalpha() for c in text)

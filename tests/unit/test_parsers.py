@@ -559,6 +559,8 @@ def test_cyrillic_converted_as_latin_1_is_re_decoded(codec: str, name: str, exam
         assert f'held Cyrillic in {name} read as Latin-1 ("{example}")' in doc.warnings[-1]
     french = "# Été\n\nLe garçon a été très content à côté de la fenêtre; où est-il allé?\n"
     assert not parse_document(french.encode(), "fr.md").warnings
+    letters = "| ÀÁÂÃÄÅÆÇÈÉÊËÌÍÎÏÐÑÒÓÔÕÖØÙÚÛÜÝÞß |\n|---|\n| àáâãäåæçèéêëìíîïðñòóôõöøùúûüýþÿ |\n"
+    assert not parse_document(f"# Latin-1\n\n{letters}".encode(), "table.md").warnings
 
 
 def test_cyrillic_read_in_the_other_cyrillic_encoding_is_read_back() -> None:
@@ -584,6 +586,34 @@ def test_cyrillic_read_in_the_other_cyrillic_encoding_is_read_back() -> None:
         "held Cyrillic in Windows-1251 read as KOI8-R/KOI8-U: re-decoded"
     )
     assert not parse_document(note.encode(), "clean.md").warnings
+    acronyms = "ЦФО ЮФО ФСИН ЭЦП ЖКХ МЧС ФСБ МВД ЦБ РФ ФНС ПФР ФСС ГИБДД ВУЗ НИИ ОГРН ИНН. "
+    assert not parse_document(f"# СОКРАЩЕНИЯ\n\n{acronyms * 6}\n".encode(), "abbr.md").warnings
+
+
+def test_misread_cyrillic_is_re_decoded_passage_by_passage() -> None:
+    """A document misread in part: the clean appendix of a KOI8 FB2 read as Windows-1251 stays
+    as it is, and Western words and typographic marks beside Cyrillic converted as Latin-1
+    ("Zürich", "café", "—", "“…”") stay theirs."""
+    russian = (
+        "На вокзале Николаевской железной дороги встретились два приятеля: один толстый,"
+        " другой тонкий. Толстый только что пообедал на вокзале, и губы его лоснились."
+    )
+    clean = "Приложение: этот абзац был набран заново и прочитан верно."
+    misread = russian.encode("koi8-r").decode("cp1251")
+    body = f"# Глава\n\n{misread}\n\n{misread}\n\n## Приложение\n\n{clean} — «так»\n"
+    doc = parse_document(body.encode(), "mixed.md")
+    assert _block_texts(doc) == [russian, russian, f"{clean} — «так»"]
+    assert doc.warnings[-1].startswith("2 passages held Cyrillic in KOI8-R/KOI8-U")
+    latin = "Не очень краткое введение в систему вёрстки".encode("cp1251").decode("latin-1")
+    body = (
+        f"# Éloïse à Zürich\n\n{latin} — “Bonjour, café” {latin}.\n\n{latin}, {latin}: {latin}.\n"
+    )
+    texts = _block_texts(parse_document(body.encode(), "fr.md"))
+    intro = "Не очень краткое введение в систему вёрстки"
+    assert texts[0] == f"{intro} — “Bonjour, café” {intro}."
+    assert [s.title for _, s in parse_document(body.encode(), "fr.md").root.walk()][1] == (
+        "Éloïse à Zürich"
+    )
 
 
 def test_control_characters_go_from_every_format() -> None:
