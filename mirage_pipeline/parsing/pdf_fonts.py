@@ -24,6 +24,9 @@ OT2_NAME = re.compile(r"wncy", re.IGNORECASE)
 # Half a page's letters in Latin-1's upper half is no language's text (Icelandic's þ ð á ö: a
 # fifth): an encoding none of pdf_encodings' tables reads ("ÁèÞíá" of an old Greek font).
 _GARBLED_SHARE = 0.5
+# counted in words of three such letters or more: a table of Latin-1's letters set apart ("À Á
+# Â …", a font's or an encoding's chart) is no text read wrong
+_HIGH_WORD = re.compile(f"{LATIN_1_LETTER.pattern}{{3,}}")
 _GARBLED_MIN = 40  # Washington Cyrillic: wncyr10, wncyb10 …
 _LIGATURES_ON_A_PAGE = 3
 _SUBSET = re.compile(r"^[A-Z]{6}\+")
@@ -133,13 +136,13 @@ def unreadable_pages(pages: list[PageLines], fonts: dict[str, Font]) -> list[int
 
 def garbled_pages(pages: list[PageLines]) -> list[int]:
     """Pages whose text still reads as an 8-bit encoding taken for Latin-1: half their letters
-    or more in Latin-1's upper half, after every re-decoding, and no Cyrillic in Windows-1251
-    or KOI8 either (text_repair decodes that, passage by passage: a font whose own map read it
-    as Latin-1 with too many Latin words beside for pdf_encodings to take it)."""
+    or more in words of Latin-1's upper half, after every re-decoding, and no Cyrillic in
+    Windows-1251 or KOI8 either (misread_text decodes that, passage by passage: a font whose own
+    map read it as Latin-1 with too many Latin words beside for pdf_encodings to take it)."""
     found = []
     for page in pages:
         text = " ".join(line.text for line in page.lines)
-        high = len(LATIN_1_LETTER.findall(text))
+        high = sum(map(len, _HIGH_WORD.findall(text)))
         if (
             high >= _GARBLED_MIN
             and high >= _GARBLED_SHARE * sum(c.isalpha() for c in text)

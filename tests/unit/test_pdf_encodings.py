@@ -496,7 +496,8 @@ def test_text_no_encoding_reads_is_left_out_not_indexed_as_latin_1() -> None:
 def test_a_page_of_cyrillic_read_as_latin_1_is_not_taken_for_garbage() -> None:
     """A page half Latin-1 letters is left out only when it reads as no Cyrillic either: one
     whose Windows-1251 or KOI8 a font's own map read as Latin-1, with too many Latin words
-    for the font to be re-decoded, is decoded passage by passage after parsing (text_repair)."""
+    for the font to be re-decoded, is decoded passage by passage after parsing (misread_text);
+    and a chart of Latin-1's letters set apart is no text read wrong."""
 
     def page(text: str) -> PageLines:
         return PageLines(1, 800.0, [Line(1, 1, 60.0, 100.0, 110.0, text, 11.0, False, False)])
@@ -506,3 +507,5 @@ def test_a_page_of_cyrillic_read_as_latin_1_is_not_taken_for_garbage() -> None:
     for codec in ("cp1251", "koi8-r"):
         assert garbled_pages([page(russian.encode(codec).decode("latin-1"))]) == []
     assert garbled_pages([page(greek.encode("iso8859-7").decode("latin-1"))]) == [1]
+    chart = " ".join(chr(code) for code in range(0xC0, 0x100) if code not in (0xD7, 0xF7))
+    assert garbled_pages([page(f"Latin-1's letters: {chart} {chart}")]) == []
