@@ -149,22 +149,22 @@ def _converted_from(texts: list[str]) -> str:
 def _swapped(texts: list[str]) -> tuple[str, str] | None:
     """(written in, read as) when the document's Cyrillic reads far likelier the other way,
     in more lowercase; None when it reads best as it is."""
-    for swap in _SWAPS:
-        table = _SWAP_TABLES[swap]
-        letters: list[str] = []
-        other: list[str] = []
-        for text in texts:
-            found = cyrillic_letters(text)
-            if found:
-                letters += found
-                other += cyrillic_letters(text.translate(table))
+    sample: list[str] = []  # the passages holding its first _SWAP_SAMPLE Cyrillic letters
+    letters: list[str] = []
+    for text in texts:
+        found = cyrillic_letters(text)
+        if found:
+            sample.append(text)
+            letters += found
             if len(letters) >= _SWAP_SAMPLE:
                 break
-        if len(letters) < _SWAP_LETTERS_MIN:
-            return None
-        if letter_likelihood(other) > letter_likelihood(letters) + LIKELIER and lower_share(
-            other
-        ) > lower_share(letters):
+    if len(letters) < _SWAP_LETTERS_MIN:
+        return None
+    likelihood, lower = letter_likelihood(letters), lower_share(letters)
+    for swap in _SWAPS:
+        table = _SWAP_TABLES[swap]
+        other = [c for text in sample for c in cyrillic_letters(text.translate(table))]
+        if letter_likelihood(other) > likelihood + LIKELIER and lower_share(other) > lower:
             return swap
     return None
 

@@ -20,14 +20,14 @@ HIGH = re.compile("[\x80-\xff]")
 OT1_LIGATURE = re.compile(r"[A-Za-z][\x0b-\x0f]|[\x0b-\x0f][a-z]")
 T1_LIGATURE = re.compile(r"[A-Za-z][\x1b-\x1f]|[\x1b-\x1f][a-z]")
 TEX_LIGATURE = re.compile(f"{OT1_LIGATURE.pattern}|{T1_LIGATURE.pattern}")
-OT2_NAME = re.compile(r"wncy", re.IGNORECASE)
+OT2_NAME = re.compile(r"wncy", re.IGNORECASE)  # Washington Cyrillic: wncyr10, wncyb10 …
 # Half a page's letters in Latin-1's upper half is no language's text (Icelandic's þ ð á ö: a
 # fifth): an encoding none of pdf_encodings' tables reads ("ÁèÞíá" of an old Greek font).
 _GARBLED_SHARE = 0.5
 # counted in words of three such letters or more: a table of Latin-1's letters set apart ("À Á
 # Â …", a font's or an encoding's chart) is no text read wrong
 _HIGH_WORD = re.compile(f"{LATIN_1_LETTER.pattern}{{3,}}")
-_GARBLED_MIN = 40  # Washington Cyrillic: wncyr10, wncyb10 …
+_GARBLED_MIN = 40  # such letters on the page: a line or two of them tells nothing
 _LIGATURES_ON_A_PAGE = 3
 _SUBSET = re.compile(r"^[A-Z]{6}\+")
 _NUMBERED_GLYPH = re.compile(r"^/(?:a|g|c|cid|index|glyph|G)\d+$")  # pdfTeX's Type 3: /a65
