@@ -8,6 +8,7 @@ import re
 from collections import Counter
 
 from mirage_pipeline.parsing.pdf_lines import Line, PageLines
+from mirage_pipeline.parsing.text_numbering import roman_number
 
 _PAGE_NUMBER = re.compile(
     r"^(?:[-–—]\s*)?(?:\d{1,4}|[ivxlcdm]{1,7})(?:\s*[-–—])?$|^(?:page|стр\.?|страница)\s*\d+(?:\s*(?:of|из)\s*\d+)?$",
@@ -26,6 +27,8 @@ _CONTINUATION = re.compile(
 )
 # A page number at either end of a running head: "1.3 Source files 5", "62 Typesetting Math".
 _END_NUMBER = re.compile(r"^(\d{1,4})(?:\s|$)|\s(\d{1,4})$")
+# The front matter's: "viii Preface", "Contents xiii"
+_END_ROMAN = re.compile(r"^([ivxlc]{1,9})(?:\s|$)|\s([ivxlc]{1,9})$")
 # an HTML page's navigation bar, printed wherever the page began: "[ Contents | Introduction |
 # Credits ]", "Prev | Up | Next" — short cells of words between bars
 _NAV_BAR = re.compile(r"^\[?\s*[^\W\d_][\w .'-]{0,30}(?:\s\|\s*[^\W\d_][\w .'-]{0,30})+\s*\]?$")
@@ -229,22 +232,36 @@ def _numbered_rows(
     (or bottom) row, within its outer fifth, ending or starting in a number that is the
     physical page number plus the same offset on at least a third of the pages; and those
     offsets. (A book on Letter paper sets its head 13 % down the page: "1.3. КАК СОЗДАВАТЬ
-    ИГРУ 11", "12 ГЛАВА 1. ОБЩИЕ СВЕДЕНИЯ".)"""
+    ИГРУ 11", "12 ГЛАВА 1. ОБЩИЕ СВЕДЕНИЯ".) The front matter's heads, numbered in lowercase
+    Roman ("viii Preface", "Contents xiii"), are too few for a third: three with one offset
+    do (their numbers are not folios)."""
     found: list[tuple[str, int, list[Line]]] = []
+    roman: list[tuple[str, int, list[Line]]] = []
     for page in pages:
         for zone, row in _outer_rows(page):
-            texts = [ln.text.strip() for ln in sorted(row, key=lambda ln: ln.x0)]
-            match = _END_NUMBER.search(" ".join(texts))
-            if match and len(" ".join(texts)) <= 160:
+            text = " ".join(ln.text.strip() for ln in sorted(row, key=lambda ln: ln.x0))
+            if len(text) > 160:
+                continue
+            if match := _END_NUMBER.search(text):
                 number = int(match.group(1) or match.group(2))
                 found.append((zone, number - page.number, row))
+            elif (match := _END_ROMAN.search(text)) and (
+                number := roman_number(match.group(1) or match.group(2))
+            ):
+                roman.append((zone, number - page.number, row))
     counts = Counter((zone, offset) for zone, offset, _ in found)
     least = max(3, len(pages) // 3)
     kept = [(offset, row) for zone, offset, row in found if counts[(zone, offset)] >= least]
     if folios is not None:
         for offset, row in kept:
             folios.setdefault(row[0].page, row[0].page + offset)
-    return {id(line) for _, row in kept for line in row}, {offset for offset, _ in kept}
+    # the front matter's few pages, numbered i, ii, … on: three rows keeping one step
+    romans = Counter((zone, offset) for zone, offset, _ in roman)
+    lines = {id(line) for _, row in kept for line in row}
+    lines.update(
+        id(line) for zone, offset, row in roman if romans[(zone, offset)] >= 3 for line in row
+    )
+    return lines, {offset for offset, _ in kept}
 
 
 def _outer_rows(page: PageLines, outer: float = 0.2) -> list[tuple[str, list[Line]]]:

@@ -47,6 +47,12 @@ def component(text: str) -> Component:
     return frozenset(found)
 
 
+def roman_number(text: str) -> int | None:
+    """The value of a Roman numeral up to CCCXCIX in either case ("xiv" → 14), else None."""
+    upper = text.upper()
+    return roman_value(upper) if _ROMAN.match(upper) or upper == "C" else None
+
+
 def roman_value(text: str) -> int:
     total = 0
     for char, after in zip(text, [*text[1:], ""], strict=True):

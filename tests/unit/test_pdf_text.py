@@ -238,6 +238,37 @@ def test_running_heads_under_a_proof_stamp_are_dropped() -> None:
     assert text.count("A group consists of material") == 12
 
 
+def test_roman_running_heads_of_the_front_matter_under_a_proof_stamp_are_dropped() -> None:
+    """impatient pp. 8–9: the preface's heads are numbered in Roman ("viii Preface", "Preface
+    ix"), too few pages to share an offset with a third of the book, and under the proof's
+    stamp no edge row: "…so that you can get started. We assume that viii Preface you have
+    access to a TeX implementation" read as one sentence."""
+    body = [
+        "we assume that you have access to a working implementation and know how to run it",
+        "on your own machine, and that the examples can be typed in as they are printed.",
+    ]
+    pages = []
+    for number in range(1, 16):
+        stamp = [
+            (300 if number % 2 else 330, 27, "3 Jan 2020 2:18 p.m.", "helv", 7),
+            (60, 51, "TeX for the Impatient", "helv", 10),
+        ]
+        front = number <= 5
+        printed = ["i", "ii", "iii", "iv", "v"][number - 1] if front else str(number - 5)
+        title = "Preface" if front else "Groups"
+        if number % 2:
+            right = 535 - pymupdf.get_text_length(printed, fontname="helv", fontsize=10)
+            head = [(60, 110, title, "helv", 10), (right, 110, printed, "helv", 10)]
+        else:
+            right = 535 - pymupdf.get_text_length(title, fontname="helv", fontsize=10)
+            head = [(60, 110, printed, "helv", 10), (right, 110, title, "helv", 10)]
+        pages.append([*stamp, *head, *_lines(60, 140, body)])
+    text = _text(parse_document(_pdf(pages), "impatient.pdf"))
+    for gone in ("Preface", "Groups", " iv", "iii"):
+        assert gone not in text
+    assert text.count("we assume that you have access") == 15
+
+
 def test_running_heads_under_a_deep_top_margin_are_dropped_and_miss_the_outline() -> None:
     """stead3-ru: a book on Letter paper sets its running head 13 % down the page, below the
     outer 12 % edge rows are looked for in — "12 ГЛАВА 1. ОБЩИЕ СВЕДЕНИЯ", "1.3. КАК
