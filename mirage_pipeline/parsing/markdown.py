@@ -7,6 +7,7 @@ from typing import Any
 
 import yaml
 from markdown_it import MarkdownIt
+from markdown_it.common.utils import normalizeReference
 
 from mirage_pipeline.parsing.html_blocks import read_xhtml
 from mirage_pipeline.parsing.model import Block, ParsedDocument, Section
@@ -44,6 +45,15 @@ _BREAKING_TAG = re.compile(rf"</?(?:{_BREAKING_NAMES})(?:\s[^<>]*)?/?>", re.I)
 _TARGET = r"\((?:[^()\s]|\([^()\s]*\))*(?:\s+\"[^\"]*\")?\)"
 _IMAGE = re.compile(r"!\[([^\]\n]*)\]" + _TARGET)
 _LINK = re.compile(r"\[([^\]\n]*(?:\n[^\]\n]*)?)\]" + _TARGET)  # its text wrapped once at most
+# a reference link, full ("[text][label]"), collapsed ("[text][]") or shortcut ("[text]")
+_REFERENCE = re.compile(r"!?\[([^\[\]\n]+(?:\n[^\[\]\n]+)?)\](?:\[([^\[\]\n]*)\])?")
+# Python-Markdown's admonitions ("!!! note", "!!! tip \"Title\""), collapsible ones ("??? note",
+# "???+ note") and MkDocs Material's content tabs ('=== "Tab"'), each over its indented body
+_ADMONITION = re.compile(
+    r"^(?P<indent>[ \t]*)(?:(?:!!!|\?\?\?\+?)[ \t]+(?P<kind>[\w-]+)(?:[ \t]+[\w-]+)*"
+    r"|===\+?(?=[ \t]+\"))(?:[ \t]+\"(?P<title>[^\"\n]*)\")?[ \t]*$"
+)
+_FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})")
 # a list of nothing but links to the page's own headings: "- [Installation](#installation)"
 _LOCAL_LINKS = re.compile(
     r"(?:\s*(?:[-*+]|\d+[.)])\s+\[[^\]\n]*(?:\n[^\]\n]*)?\]\(#[^()\s]*\)[ \t]*(?:\n|$))+"
@@ -86,11 +96,13 @@ def parse_markdown(data: bytes, name: str) -> ParsedDocument:
     warnings = decoding + warnings
     # lines as markdown-it counts them: str.splitlines() also breaks at form feeds, U+0085
     # and U+2028, and every block after one was cut from the wrong lines (or lost)
-    body = _NEWLINE.sub("\n", body)
+    body = _admonitions(_NEWLINE.sub("\n", body))
     lines = body.split("\n")
     root = Section(title="", level=0, line_start=1)
     stack = [root]
-    tokens = _md.parse(body)
+    env: dict[str, Any] = {}
+    tokens = _md.parse(body, env)
+    labels = frozenset(env.get("references", ()))
     first_h1: str | None = None
     h1s = 0
     i = 0
@@ -124,7 +136,7 @@ def parse_markdown(data: bytes, name: str) -> ParsedDocument:
             elif tok.type == "html_block":
                 found = _html_blocks(raw)
             elif _BLOCK_KINDS[tok.type] != "code":
-                found = [(_BLOCK_KINDS[tok.type], _without_markup(raw).strip("\n"))]
+                found = [(_BLOCK_KINDS[tok.type], _without_markup(raw, labels).strip("\n"))]
             else:
                 found = [("code", raw)]
             stack[-1].blocks.extend(
@@ -142,10 +154,12 @@ def parse_markdown(data: bytes, name: str) -> ParsedDocument:
     )
 
 
-def _without_markup(text: str) -> str:
-    """`text` without its HTML comments and the tags of inline HTML, but those quoted in
-    `code spans`; a comment is left out whole, the code spans it holds with it (Node.js's
+def _without_markup(text: str, labels: frozenset[str] = frozenset()) -> str:
+    """`text` without its HTML comments and the tags of inline HTML, links and images as their
+    text (reference links to `labels`, the document's link definitions, too), but those quoted
+    in `code spans`; a comment is left out whole, the code spans it holds with it (Node.js's
     `<!-- YAML … description: The `mode` argument … -->`)."""
+    text = _links_as_text(text, labels)
     out, at = [], 0
     for found in _COMMENT_OR_CODE.finditer(text):
         out.append(_strip_html(text[at : found.start()]))
@@ -154,6 +168,44 @@ def _without_markup(text: str) -> str:
         at = found.end()
     text = "".join(out) + _strip_html(text[at:])
     return "\n".join(line.rstrip() for line in text.split("\n"))
+
+
+def _admonitions(body: str) -> str:
+    """`body` with each admonition's marker line made its title ("!!! tip" → "Tip:", '!!! note
+    "Heads up"' → "Heads up:") and its body, indented under it, dedented: markdown-it's
+    CommonMark read a body's second paragraph on as an indented code block and kept the marker
+    as text (FastAPI's, MkDocs sites'). The lines stay where they were (blocks keep their line
+    numbers); fenced code is left alone (a guide showing the syntax)."""
+    if "!!!" not in body and "???" not in body and "===" not in body:
+        return body
+    lines = body.split("\n")
+    fence = ""
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        opened = _FENCE.match(line)
+        if fence:
+            if opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence):
+                fence = ""
+        elif opened:
+            fence = opened.group(1)
+        elif marker := _ADMONITION.match(line):
+            indent = marker["indent"].expandtabs(4)
+            title = marker["title"]
+            if title is None:
+                title = (marker["kind"] or "").replace("-", " ").capitalize()
+            lines[i] = f"{indent}{title}:" if title and title[-1].isalnum() else indent + title
+            inner = len(indent) + 4
+            j = i + 1
+            while j < len(lines):
+                expanded = lines[j].expandtabs(4)
+                if expanded.strip() and len(expanded) - len(expanded.lstrip()) < inner:
+                    break
+                lines[j] = expanded[: len(indent)] + expanded[inner:] if expanded.strip() else ""
+                j += 1
+            continue  # the body, dedented, is read again: an admonition or a fence inside it
+        i += 1
+    return "\n".join(lines)
 
 
 def _html_blocks(raw: str) -> list[tuple[str, str]]:
@@ -175,16 +227,34 @@ def _html_blocks(raw: str) -> list[tuple[str, str]]:
 def _strip_html(text: str) -> str:
     text = _COMMENT.sub("", text)
     text = _BREAKING_TAG.sub(" ", text)
-    return _links_as_text(_INLINE_TAG.sub("", text))
+    return _INLINE_TAG.sub("", text)
 
 
-def _links_as_text(text: str) -> str:
+def _links_as_text(text: str, labels: frozenset[str] = frozenset()) -> str:
     """Links and images as what a reader sees: `[2.1](#x1-90002.1)` → "2.1", `![CI](…svg)` →
-    "CI" — the target's words (an anchor's "x1-90002.1", a URL's path) are no text of the
-    document's."""
-    if "](" not in text:
+    "CI", `[bigints][]` → "bigints" when the document defines that label — the target's words
+    (an anchor's "x1-90002.1", a URL's path) are no text of the document's. Brackets inside
+    a code span are code ("`[a](b)`"); one defining no label are text ("[options]")."""
+    if "[" not in text:
         return text
-    return _LINK.sub(r"\1", _IMAGE.sub(r"\1", text))
+
+    def as_text(found: re.Match[str]) -> str:
+        if _in_code_span(text, found.start()):
+            return found.group(0)
+        label = found.group(2) if found.lastindex == 2 and found.group(2) else found.group(1)
+        if found.re is _REFERENCE and normalizeReference(label) not in labels:
+            return found.group(0)
+        return found.group(1)
+
+    for pattern in (_IMAGE, _LINK, _REFERENCE):
+        if pattern is _REFERENCE and not labels:
+            break
+        text = pattern.sub(as_text, text)
+    return text
+
+
+def _in_code_span(text: str, at: int) -> bool:
+    return "`" in text and any(s.start() < at < s.end() for s in _CODE_SPAN.finditer(text))
 
 
 def _inline_text(inline: Any) -> str:

@@ -704,6 +704,48 @@ def test_markdown_links_images_and_attribute_lists_read_as_a_reader_sees_them() 
     ]
 
 
+def test_markdown_reference_links_read_as_their_text() -> None:
+    """Node.js's fs.md holds 137 reference links — "the properties will be [bigints][]",
+    "Alias of [`filehandle.writeFile()`][]" — indexed with their brackets; a link whose text is
+    a code span kept its target too. Brackets defining no label ("[options]") and those in code
+    stay."""
+    body = (
+        "# fs\n\nThe properties will be [bigints][], see [`fs.open()`][] and [the API][api].\n"
+        "Call [`x()`](#x) with [options]; `[bigints][]` is code.\n\n"
+        "[bigints]: https://tc39.es/bigint\n[`fs.open()`]: #fsopen\n[API]: https://api\n"
+    )
+    doc = parse_document(body.encode(), "fs.md")
+    assert _block_texts(doc) == [
+        "The properties will be bigints, see `fs.open()` and the API.\n"
+        "Call `x()` with [options]; `[bigints][]` is code."
+    ]
+
+
+def test_markdown_admonitions_are_titled_paragraphs_not_code() -> None:
+    """FastAPI's (and any MkDocs site's) "!!! tip" kept its marker as text, and the second
+    paragraph of its indented body became a code block ("    В этом случае `str` является
+    параметром типа…"). The marker is the body's title now, the body text at the lines it is
+    on; a content tab reads the same way, and the syntax shown in a fence stays code."""
+    body = (
+        "# Типы\n\n!!! tip\n    Эти типы называются «параметрами типов».\n\n"
+        "    В этом случае `str` является параметром типа.\n\n"
+        '!!! warning "Осторожно"\n    Тело предупреждения.\n\n'
+        '=== "Linux"\n    ```\n    make\n    ```\n\n'
+        "```\n!!! note\n    пример\n```\n\nДальше текст.\n"
+    )
+    doc = parse_document(body.encode(), "types.md")
+    blocks = [(b.kind, b.text, b.line_start) for _, s in doc.root.walk() for b in s.blocks]
+    assert blocks == [
+        ("paragraph", "Tip:\nЭти типы называются «параметрами типов».", 3),
+        ("paragraph", "В этом случае `str` является параметром типа.", 6),
+        ("paragraph", "Осторожно:\nТело предупреждения.", 8),
+        ("paragraph", "Linux:", 11),
+        ("code", "```\nmake\n```", 12),
+        ("code", "```\n!!! note\n    пример\n```", 16),
+        ("paragraph", "Дальше текст.", 21),
+    ]
+
+
 def test_markdown_numbered_first_chapter_is_no_title() -> None:
     """disser's README opens with "# 1. Введение" and goes on with "# 2. …": the first heading
     is a chapter, and as the title it stood at the head of every citation ("1. Введение ›
