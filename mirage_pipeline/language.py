@@ -17,6 +17,11 @@ _NOT_ASCII_LETTERS = bytes(b for b in range(256) if not (65 <= b <= 90 or 97 <= 
 _UKRAINIAN_ONLY = "ІіЇїЄєҐґ"
 _RUSSIAN_ONLY = "ЫыЭэЪъЁё"
 _WORD = re.compile(r"[^\W\d_]+")
+# a word of running text, not a piece of an address, a path, markup or an identifier
+# ("gmail.com", "<em>", "op_char", "\\def"): those pieces are no function words — "com" is
+# Portuguese for "with", "em" for "in", "op" Dutch for "on"; rclone's list of contributors'
+# e-mail addresses and the CommonMark spec's HTML examples were indexed as Portuguese
+_PROSE_WORD = re.compile(r"(?<![\w.@/<\\-])[^\W\d_]+(?![\w@/>]|[.\-]\w)")
 _SAMPLE_CHARS = 4000  # enough letters to tell the alphabet; keeps long blocks cheap
 _LATIN_SAMPLE_CHARS = 1200  # some 200 words: dozens of function words in any prose
 _MIN_SHARE = 0.08  # prose is a third function words or more; code and lists of names far less
@@ -163,12 +168,13 @@ def _latin_language(text: str) -> str | None:
     """The best-scoring Latin-script language, or None when too few function words are seen
     (code, commands, names, text in a legacy 8-bit encoding read as Latin-1)."""
     lower = text[:_LATIN_SAMPLE_CHARS].lower()
-    words = Counter(_WORD.findall(lower))
+    words = Counter(_PROSE_WORD.findall(lower))  # those of addresses and code are no votes…
     scores: Counter[str] = Counter()
     for word in words.keys() & _WEIGHTS.keys():
         for lang, weight in _WEIGHTS[word]:
             scores[lang] += weight * words[word]
-    if not scores or max(scores.values()) < max(1.5, _MIN_SHARE * words.total()):
+    total = sum(1 for _ in _WORD.finditer(lower))  # … but as many words of no language
+    if not scores or max(scores.values()) < max(1.5, _MIN_SHARE * total):
         return None
     for letter in _HINTED.findall(lower):
         for lang, weight in _LETTER_WEIGHTS[letter]:

@@ -94,6 +94,28 @@ def test_what_it_does_not_guess() -> None:
     assert identify_language("Ïðåäèñëîâèå è ââåäåíèå â ñèñòåìó âåðñòêè") is None
 
 
+def test_addresses_markup_and_identifiers_cast_no_vote() -> None:
+    """rclone's list of contributors ("com" of every e-mail address is Portuguese for "with")
+    and the CommonMark spec's HTML examples ("em" is Portuguese for "in") were indexed as
+    Portuguese: stemmed so, none of their words matched an English question."""
+    contributors = "\n".join(
+        f"  * {name} <{user}@{host}.com>"
+        for name, user, host in [
+            ("Alex Couper", "amcouper", "gmail"),
+            ("Leonid Shalupov", "leonid", "shalupov"),
+            ("Antonio Messina", "antonio.s.messina", "gmail"),
+            ("Edward Q. Bridges", "github", "eqbridges"),
+            ("Will Gunn", "WillGunn", "users.noreply.github"),
+            ("Mark Otway", "mark", "otway"),
+        ]
+    )
+    assert detect_language(contributors) == "en"
+    html = "<p><strong>foo <em>bar</em> baz</strong></p>\n<p><em>foo</em> <em>bar</em></p>"
+    assert detect_language(html) == "en"
+    # prose still tells, its words beside an address or a path as well
+    assert identify_language(SENTENCES["pt"] + " Veja https://exemplo.com.br/docs") == "pt"
+
+
 @pytest.mark.parametrize(
     ("code", "normal"),
     [
