@@ -31,7 +31,14 @@ CONTENTS_TITLE = re.compile(
     r"|list of (?:figures|tables))$",
     re.IGNORECASE,
 )
-_MONO = re.compile(r"mono|courier|consol|typewriter|code|\btt|cmtt|lmmono", re.IGNORECASE)
+# monospaced fonts by name, where the font does not say so: URW's Nimbus Mono (NimbusMonL-Regu,
+# a Courier: yodl's and groff's books), TeX's typewriter faces (CMTT, ec/tc/sf/lm/tx-tt), Menlo,
+# Monaco, TeX Gyre Cursor; "code" but not Arial Unicode MS
+_MONO = re.compile(
+    r"mono|courier|consol|typewriter|(?<!uni)code|\btt|(?:cm|cmsl|cmit|ec|tc|sf|lm|tx)tt"
+    r"|nimbusmon|pcrr|menlo|monaco|cursor",
+    re.IGNORECASE,
+)
 
 
 @dataclass(eq=False)
