@@ -34,7 +34,7 @@ CONTENTS_TITLE = re.compile(
 # monospaced fonts by name, where the font does not say so: URW's Nimbus Mono (NimbusMonL-Regu,
 # a Courier: yodl's and groff's books), TeX's typewriter faces (CMTT, ec/tc/sf/lm/tx-tt), Menlo,
 # Monaco, TeX Gyre Cursor; "code" but not Arial Unicode MS
-_MONO = re.compile(
+MONO_NAME = re.compile(
     r"mono|courier|consol|typewriter|(?<!uni)code|\btt|(?:cm|cmsl|cmit|ec|tc|sf|lm|tx)tt"
     r"|nimbusmon|pcrr|menlo|monaco|cursor",
     re.IGNORECASE,
@@ -106,7 +106,7 @@ def extract_lines(
             font, flags = key
             found = styles[key] = (
                 bool(flags & 16) or "bold" in font.lower(),
-                bool(flags & 8) or bool(_MONO.search(font)),
+                bool(flags & 8) or bool(MONO_NAME.search(font)),
             )
         return found
 

@@ -102,6 +102,8 @@ def join_text(text: str, part: str, vocabulary: Vocabulary, mono: bool = False) 
         return text + part  # "https:" + "//tug.org/tds"
     if text[-1] not in "-\u00ad/.":  # most line ends: a word, a comma
         return f"{text} {part}"
+    if text.endswith("/-") and (mark := _url_break_mark(text, part)) is not None:
+        return text[:-1] + part if mark else text + part
     if (
         text[-1] in "-\u00ad"
         and len(text) > 1
@@ -198,6 +200,19 @@ def _two_scripts(left: str, right: str) -> bool:
         )
         and min(len(left), len(right)) >= 2
     )
+
+
+def _url_break_mark(text: str, part: str) -> bool | None:
+    """dblatex breaks a URL after a slash with a hyphen to mark it ("https://www.debian.org/-"
+    + "doc/manuals/…"): every DocBook manual Debian builds to PDF. True: a mark, the URL goes
+    on; False: the URL goes on with its own hyphen (GitLab's "/-" + "/issues"); None: no URL."""
+    tail = text[text.rfind(" ") + 1 : -1].lstrip(_OPENING)
+    head = part.split(None, 1)[0]
+    if not (_URL.match(tail) and head.isascii()):
+        return None
+    if head[0] == "/":
+        return False
+    return True if head[0].isalnum() or head[0] in "~%_#)" else None
 
 
 def _continues_link(text: str, part: str, mono: bool) -> bool:

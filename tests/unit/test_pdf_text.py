@@ -9,7 +9,7 @@ import pytest
 from mirage_pipeline.chunking import ChunkingPolicy, chunk_document
 from mirage_pipeline.parsing import parse_document
 from mirage_pipeline.parsing.model import Block, ParsedDocument
-from mirage_pipeline.parsing.pdf_lines import Line
+from mirage_pipeline.parsing.pdf_lines import MONO_NAME, Line
 from mirage_pipeline.parsing.pdf_text import Vocabulary, join_text
 
 # A run of text: (x, baseline y, text, font, size). Runs on one baseline make one line, as
@@ -435,6 +435,54 @@ def test_urls_and_paths_broken_at_a_line_end_are_rejoined() -> None:
     assert "Commands live in /usr/sbin and manual pages in /usr/share/man on" in text
     assert "https://tug.org/texlive/acquire-mirror.html" in text
     assert "https://tug.org/ for details." in text
+
+
+def test_dblatex_marks_of_a_url_broken_after_a_slash_go() -> None:
+    """dblatex (every DocBook manual Debian builds to PDF) marks a URL broken after a slash with
+    a hyphen: maint-guide.ru read "https://www.debian.org/doc/- manuals/debian-faq/" 16 times.
+    A real hyphen at the break stays ("ch-" + "controlfields"), so does GitLab's "/-/"."""
+    pdf = _pdf(
+        [
+            _lines(
+                60,
+                100,
+                [
+                    "See the Debian FAQ on contributing (https://www.debian.org/doc/-",
+                    "manuals/debian-faq/contributing.en.html), the wiki (http://wiki.debian.org/-",
+                    "Projects/DebSrc3.0), the policy (http://www.debian.org/doc/debian-policy/ch-",
+                    "controlfields.html) and the issues (https://gitlab.com/group/project/-",
+                    "/issues) of the project.",
+                ],
+            )
+        ]
+    )
+    text = _text(parse_document(pdf, "maint-guide.pdf"))
+    assert "https://www.debian.org/doc/manuals/debian-faq/contributing.en.html" in text
+    assert "http://wiki.debian.org/Projects/DebSrc3.0" in text
+    assert "debian-policy/ch-controlfields.html" in text
+    assert "https://gitlab.com/group/project/-/issues" in text
+
+
+@pytest.mark.parametrize(
+    ("font", "mono"),
+    [
+        ("NimbusMonL-Regu", True),  # URW's Courier, without the font's fixed-pitch flag
+        ("NimbusMonPS-Bold", True),
+        ("SFTT1000", True),  # TeX's typewriter faces
+        ("lmtt10", True),
+        ("CMTT10", True),
+        ("Menlo-Regular", True),
+        ("SourceCodePro-Regular", True),
+        ("ArialUnicodeMS", False),  # text faces
+        ("PonomarUnicode", False),
+        ("CenturySchL-Roma", False),
+        ("Times-Roman", False),
+    ],
+)
+def test_monospaced_fonts_known_by_name(font: str, mono: bool) -> None:
+    """yodl's C++ Annotations sets its listings in NimbusMonL, whose fixed-pitch flag is not
+    set: 7 code blocks were found in 1 151 pages, the rest joined into prose."""
+    assert bool(MONO_NAME.search(font)) is mono
 
 
 def test_bullet_lines_are_list_items_not_headings() -> None:
