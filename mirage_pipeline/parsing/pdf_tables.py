@@ -34,6 +34,7 @@ _CODE_SIGN = re.compile(r"[\\{}();=<>%#@$\[\]]")
 _NUMBERED_SHARE = 0.6  # of a listing's rows: the others are comments between its lines
 _STEP_SHARE = 0.8  # of the numbered rows' steps: one more than the row above
 _CODE_SHARE = 0.5  # of its code lines: holding a sign of code
+_MONO_SHARE = 0.8  # of a run's characters set monospaced: a listing ("> x[i] | # comment")
 
 
 @dataclass
@@ -105,6 +106,10 @@ def _table(page: int, cells: list[list[Line]], words: Vocabulary) -> Table | Non
     listing = _numbered_listing(page, cells)
     if listing is not None:
         return listing
+    if sum(len(c.text) for row in cells for c in row if c.mono) >= _MONO_SHARE * sum(
+        map(len, texts)
+    ):
+        return None  # a listing whose output or comments stand in columns: code, not cells
     if statistics.median(len(t) for t in texts) > _MAX_MEDIAN_CELL:
         return None
     columns = _columns([c.x0 for row in cells if len(row) >= 2 for c in row])

@@ -831,6 +831,35 @@ def test_a_numbered_code_listing_is_code_not_a_table() -> None:
     ]
 
 
+def test_a_listing_whose_output_stands_in_columns_is_code_not_a_table() -> None:
+    """R's manual prints a matrix under the command that made it, gri's listings set their
+    comments in a column: rows of monospaced cells read as a table's ("[3,] | 0 | 7 | 11",
+    "read columns x y | # Read (x,y) columns"). They are one code block, spaced as printed."""
+    listing = [
+        "> x <- array(1:12, dim=c(3,4))",
+        "> x",
+        "     [,1] [,2] [,3] [,4]",
+        "[1,]    1    4    7   10",
+        "[2,]    2    5    8   11",
+        "[3,]    3    6    9   12",
+        "read columns x y     # Read (x,y) columns",
+        "draw curve           # Draw data curve",
+    ]
+    runs = [(60, 80, "Arrays are made with array(), and printed row by row.", "helv", 10)]
+    for n, line in enumerate(listing):  # each run of words a cell of its own, as MuPDF has it
+        x = 60.0
+        for cell in line.split("  "):
+            if cell.strip():
+                runs.append((x, 110 + 12 * n, cell.strip(), "cour", 10))
+            x += pymupdf.get_text_length(cell + "  ", fontname="cour", fontsize=10)
+    blocks = _blocks(parse_document(_pdf([runs]), "R-intro.pdf"))
+    assert not [b for b in blocks if b.kind == "table"]
+    (code,) = [b.text for b in blocks if b.kind == "code"]
+    assert [" ".join(row.split()) for row in code.split("\n")] == [
+        " ".join(row.split()) for row in listing
+    ]
+
+
 def test_a_pdf_without_any_heading_is_not_one_front_matter_section() -> None:
     """ukrhyph's two pages have no heading the parser can tell: every chunk was cited under
     "Front matter" (an English label at the head of Ukrainian text) — the text now stands
