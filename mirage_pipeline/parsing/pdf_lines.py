@@ -12,7 +12,7 @@ import operator
 import re
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import pymupdf
 
@@ -200,6 +200,7 @@ def extract_lines(
                 )
         if len(found) >= _PLOT_MARKS:
             found = _without_plot_marks(found)
+        found = _marks_joined(found)
         pages.append(PageLines(page.number + 1, page.rect.height, found, fonts))
     return pages
 
@@ -219,6 +220,45 @@ def _sample(spans: list[dict], samples: dict[str, list[str]], sampled: set[str])
             sample.append(text)
             if len(sample) >= _SAMPLE_NON_ASCII_SPANS:
                 sampled.add(font)
+
+
+# a list's mark (not a dash: a lone "–" is as often a table's empty cell)
+_LIST_MARK = re.compile(r"[•◦▪▫‣⁃●○■□►▸▹➢➤✓✔]")
+
+
+def _marks_joined(lines: list[Line]) -> list[Line]:
+    """Each list mark set apart from its item (a tab after "•": Word's, LibreOffice's,
+    ReportLab's lists) joined to the item on its row, within four font sizes of it, when the
+    mark opens its row and the item a word: alone, the marks made a table's first column
+    ("• | What is Python?") or paragraphs of their own."""
+    marks = [ln for ln in lines if len(ln.text) == 1 and _LIST_MARK.match(ln.text)]
+    if not marks:
+        return lines
+    items: dict[int, Line] = {}  # item → its mark
+    for mark in marks:
+        row = [
+            ln
+            for ln in lines
+            if ln is not mark
+            and min(ln.y1, mark.y1) - max(ln.y0, mark.y0) > 0.3 * (mark.y1 - mark.y0)
+        ]
+        if any(ln.x0 < mark.x0 for ln in row):
+            continue  # a table's sign in a column ("e | ● | ●", "◦ \\circ"), not a list's mark
+        beside = [
+            ln for ln in row if 0 <= ln.x0 - mark.x1 <= 4 * mark.size and ln.text[:1].isalnum()
+        ]
+        if beside:
+            items.setdefault(id(min(beside, key=lambda ln: ln.x0)), mark)
+    if not items:
+        return lines
+    joined = {id(mark) for mark in items.values()}
+    return [
+        replace(ln, text=f"{mark.text} {ln.text}", x0=mark.x0)
+        if (mark := items.get(id(ln)))
+        else ln
+        for ln in lines
+        if id(ln) not in joined
+    ]
 
 
 # A page with this many lines of one and the same sign draws a plot with it: miniplot.pdf's

@@ -227,6 +227,13 @@ def _same_paragraph(
         )
     if not code and _ITEM_MARK.match(line.text):
         return False
+    if (
+        not code
+        and _ITEM_MARK.match(paragraph[0].text)
+        and line.x0 < paragraph[0].x0 - 2
+        and not line.text[:1].islower()
+    ):
+        return False  # left of the item's mark: the text after the list, in its block or not
     if line.block == last.block:
         return True
     if line.page != last.page:

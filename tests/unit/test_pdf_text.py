@@ -513,6 +513,29 @@ def test_bullet_lines_are_list_items_not_headings() -> None:
     assert [b.text for b in annex.blocks][2:4] == ["· ldconfig", "· sln"]
 
 
+def test_list_marks_set_apart_from_their_items_are_joined_to_them() -> None:
+    """ReportLab's (as Word's and LibreOffice's) lists set a tab between "•" and the item: the
+    marks read as a table's first column ("• | What is Python?"), and the paragraph after the
+    list went on the last item. A sign in a table's column stays the table's ("e ● ●")."""
+    items = ["What is ReportLab all about?", "What is Python?", "How do I set it up?"]
+    runs = [(60, 80, "In this chapter, we will cover the groundwork:", "F0", 10)]
+    for n, item in enumerate(items):
+        runs += [(78, 96 + 12 * n, "•", "F0", 10), (96, 96 + 12 * n, item, "F0", 10)]
+    runs += [(60, 132, "We need your help to make sure this manual is complete.", "F0", 10)]
+    for n, (name, marks) in enumerate([("e", "● ●"), ("v", "● ●"), ("mz", "●")]):
+        y = 170 + 12 * n
+        runs += [(60, y, name, "F0", 10), (120, y, marks, "F0", 10)]
+        runs += [(160, y, f"The score of case {name}.", "F0", 10)]
+    blocks = [b.text for b in _blocks(parse_document(_pdf([runs], cyrillic="F0"), "rl.pdf"))]
+    assert blocks[1:5] == [
+        "• What is ReportLab all about?",
+        "• What is Python?",
+        "• How do I set it up?",
+        "We need your help to make sure this manual is complete.",
+    ]
+    assert not any(b.startswith("● The score") for b in blocks)
+
+
 def test_bullet_items_in_the_block_of_the_lines_above_are_paragraphs_of_their_own() -> None:
     """texlive-ru's tight itemize: the items, without space between them, came in the block
     of the sentence that introduces them and were one paragraph ("• Английский: … •
