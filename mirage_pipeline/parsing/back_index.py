@@ -10,6 +10,7 @@ it ("Symbols", "A" … "Z") left with nothing in them."""
 from __future__ import annotations
 
 import re
+import statistics
 
 from mirage_pipeline.parsing.model import ParsedDocument
 
@@ -25,6 +26,8 @@ _PAGE_NUMBER = re.compile(r"^(?:\d+|[ivxlc]+)(?:[–-]\d+)?[,;.]?$")
 _PUNCTUATION = re.compile(r"^[\W_]+$")  # dot leaders, "…", "|" between cells
 _ENTRY_SHARE = 0.25  # of the words that are page numbers: an index entry, not prose
 _BACK_HALF = 0.5
+_TERM_CHARS = 25  # an index's cells are terms
+_SENTENCE_SHARE = 0.2  # … and few of them end as a sentence does
 
 
 def drop_back_index(doc: ParsedDocument) -> ParsedDocument:
@@ -47,8 +50,26 @@ def drop_back_index(doc: ParsedDocument) -> ParsedDocument:
 
 
 def _is_entry(kind: str, text: str) -> bool:
+    """Lists and tables of terms (an e-book's index links its entries, no page numbers:
+    Sphinx's "reboot | reboot-required"), page-number lists, the letters' bar ("A | B | C")."""
     if kind == "list":
+        return True
+    if kind == "table" and _of_terms(text):
         return True
     words = [w for w in text.split() if not _PUNCTUATION.match(w)]
     numbers = sum(1 for w in words if _PAGE_NUMBER.match(w))
+    if words and all(len(w) == 1 for w in words):
+        return True
     return bool(words) and numbers >= _ENTRY_SHARE * len(words)
+
+
+def _of_terms(table: str) -> bool:
+    """A table of terms, as an e-book's linked index is ("reboot | reboot-required"), not of
+    sentences (babel's table of shorthands, which an outline filed under "Index")."""
+    cells = [c.strip() for row in table.split("\n") for c in row.split(" | ") if c.strip()]
+    sentences = sum(1 for c in cells if c.endswith((".", "!", "?")))
+    return (
+        bool(cells)
+        and statistics.median(map(len, cells)) <= _TERM_CHARS
+        and sentences < _SENTENCE_SHARE * len(cells)
+    )

@@ -77,3 +77,23 @@ def test_only_an_index_in_the_back_half_and_only_an_index() -> None:
         "XII. Предметный указатель",
     ):
         assert len(_texts(drop_back_index(_book(title, list(entries))))) == 2
+
+
+def test_a_sphinx_index_of_linked_terms_in_tables_goes_a_table_of_sentences_stays() -> None:
+    """Sphinx's genindex (Debian Policy's EPUB): a letters' bar and, per letter, a table of
+    linked terms without page numbers ("reboot | reboot-required") were indexed as a chapter;
+    babel's table of shorthands, which an outline filed under "Index", stays."""
+    shorthands = Block(
+        "table",
+        "\\glqq | ”‘ | German opening double quote (looks like ,,).\n"
+        "\\grqq | ”’ | German closing double quote (looks like “).",
+    )
+    doc = _book("Index", [Block("paragraph", "R | S"), shorthands])
+    index = doc.root.children[-1]
+    index.children = [
+        Section("R", 2, blocks=[Block("table", "reboot | reboot-required\nsignaling | .pkgs")]),
+        Section("S", 2, blocks=[Block("table", "signaling | reboot")]),
+    ]
+    doc = drop_back_index(doc)
+    assert _texts(doc)[2:] == [shorthands.text]
+    assert index.children == []
