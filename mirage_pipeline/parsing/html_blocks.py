@@ -220,25 +220,28 @@ def _block(events: list[Event], kind: str, text: str, lang: str | None) -> None:
 
 
 def _text(el: etree._Element, keep_lines: bool = False) -> str:
+    """The element's text: its lines as the markup breaks them (`<br>`, a paragraph or an item
+    inside it), the source's own line breaks a space, as a browser shows them (a DocBook
+    EPUB's list read "- в пакете\ndebmake-doc и"); a `<pre>`'s (`keep_lines`) as they are."""
     parts: list[str] = []
-    _collect(el, parts)
+    _collect(el, parts, keep_lines)
     text = "".join(parts)
     if keep_lines:
         return text.strip("\n")
     return "\n".join(" ".join(line.split()) for line in text.split("\n") if line.strip())
 
 
-def _collect(node: etree._Element, parts: list[str]) -> None:
+def _collect(node: etree._Element, parts: list[str], keep_lines: bool = False) -> None:
     name = local_name(node)
     if name == "br" or name in _LINES:
         parts.append("\n")
     if node.text:
-        parts.append(node.text)
+        parts.append(node.text if keep_lines else node.text.replace("\n", " "))
     for child in node:
         if isinstance(child.tag, str) and local_name(child) not in _SKIP and not is_chrome(child):
-            _collect(child, parts)
+            _collect(child, parts, keep_lines)
         if child.tail:
-            parts.append(child.tail)
+            parts.append(child.tail if keep_lines else child.tail.replace("\n", " "))
     if name in _LINES:
         parts.append("\n")
 

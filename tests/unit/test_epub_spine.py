@@ -432,6 +432,26 @@ def test_terms_and_definitions_are_lines_of_their_own() -> None:
     assert block.text == "\\boldsymbol\nProduces a bold math symbol.\nlatin1\nLinux, Unix\nVMS"
 
 
+def test_the_source_line_breaks_of_a_paragraph_are_spaces_its_br_lines() -> None:
+    """DocBook's and Sphinx's XHTML wrap paragraphs and items in the source; a browser shows
+    those breaks as spaces, and the index kept them ("- в пакете\ndebmake-doc и"). A `<br/>`
+    (verse) and a `<pre>` keep their lines."""
+    body = (
+        "<h1>Docs</h1><p>This guide is available\nin the package and\non the web.</p>"
+        "<ul><li>в пакете\ndebmake-doc и</li><li>на веб-сайте\nДокументации Debian.</li></ul>"
+        "<p>April is the cruellest month,<br/>breeding\nLilacs</p><pre>make\n  install</pre>"
+    )
+    nav = _nav("en", [("d.xhtml", "Docs")])
+    data = _epub({"nav.xhtml": nav, "d.xhtml": _page("Docs", body)}, ["nav.xhtml", "d.xhtml"])
+    blocks = [b.text for _, s in parse_document(data, "d.epub").root.walk() for b in s.blocks]
+    assert blocks == [
+        "This guide is available in the package and on the web.",
+        "- в пакете debmake-doc и\n- на веб-сайте Документации Debian.",
+        "April is the cruellest month,\nbreeding Lilacs",
+        "make\n  install",
+    ]
+
+
 def test_a_slug_for_a_title_gives_way_to_the_first_page_title() -> None:
     """developers-reference (Sphinx): `dc:title` is the project's name, "developers-reference";
     the first page's <title> is "Debian Developer's Reference"."""
