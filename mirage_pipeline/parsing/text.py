@@ -68,6 +68,10 @@ def parse_text(data: bytes, name: str) -> ParsedDocument:
     if "\x00" in text:
         raise ParseError("this looks like a binary file, not text")
     lines = split_lines(text)
+    if is_markdown(lines):
+        from mirage_pipeline.parsing.markdown import parse_markdown
+
+        return parse_markdown(data, name)
     drop_page_furniture(text, lines)
     runs = split_titles(split_runs(lines))
     if not runs:
@@ -98,6 +102,35 @@ def parse_text(data: bytes, name: str) -> ParsedDocument:
         raise ParseError("no text to index: the file holds only headings and separators")
     title = _first_line_title(lines) or name.rsplit(".", 1)[0]
     return ParsedDocument(format="text", title=title, root=root, warnings=warnings)
+
+
+# an ATX heading as a title reads, from a capital or a number: no shell prompt's command
+# ("# sync", "# cp debian.iso /dev/sdX") or a comment of a listing
+_ATX_TITLE = re.compile(r"^#{1,6}[ \t]+(?:[^\W\d_](?<=[^\W\d_a-zа-яё])|\d)[^$/={}|;<>]{0,100}$")
+_ATX_LINE = re.compile(r"^#{1,6}[ \t]")
+_FENCE = re.compile(r"^(?:```|~~~)")
+_MARKDOWN_HEADINGS = 3  # title-like ATX headings, at least
+_MARKDOWN_SHARE = 0.8  # … of the lines opening with "# " outside fences
+
+
+def is_markdown(lines: list[str]) -> bool:
+    """Markdown saved as text (a spec.txt, a README.txt): headings opening with "#" between
+    blank lines, most such lines of the file; its structure was lost. A root prompt's
+    "# dpkg-reconfigure exim4-config" and a configuration's comments are no headings."""
+    fenced = False
+    titles = marked = 0
+    for i, line in enumerate(lines):
+        if _FENCE.match(line):
+            fenced = not fenced
+            continue
+        if fenced or not _ATX_LINE.match(line):
+            continue
+        marked += 1
+        before = lines[i - 1].strip() if i else ""
+        after = lines[i + 1].strip() if i + 1 < len(lines) else ""
+        if not before and not after and _ATX_TITLE.match(line.rstrip()):
+            titles += 1
+    return titles >= _MARKDOWN_HEADINGS and titles >= _MARKDOWN_SHARE * marked
 
 
 def _first_line_title(lines: list[str]) -> str | None:

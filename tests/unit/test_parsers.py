@@ -440,6 +440,32 @@ def test_legacy_russian_encodings_are_told_apart(encoding: str, name: str, said:
     assert f"not UTF-8: read as {said}" in doc.warnings
 
 
+def test_markdown_saved_as_text_is_read_as_markdown() -> None:
+    """cmark-gfm's spec.txt is Markdown: 80 headings opening with "#", none found, and two
+    numbered list items became its chapters. A text file whose "#" lines are a root prompt's
+    commands or a configuration's comments stays text."""
+    body = (
+        "---\ntitle: GitHub Flavored Markdown Spec\n---\n\n# Introduction\n\n"
+        "## What is Markdown?\n\nMarkdown is a plain text format for writing documents.\n\n"
+        "```\n# not a heading\n```\n\n## Why is a spec needed?\n\nJohn Gruber's description "
+        "leaves many aspects unspecified.\n\n12. Can list items be empty?\n"
+    )
+    doc = parse_document(body.encode(), "spec.txt")
+    assert [s.title for _, s in doc.root.walk()][1:] == [
+        "Introduction",
+        "What is Markdown?",
+        "Why is a spec needed?",
+    ]
+    assert doc.title == "GitHub Flavored Markdown Spec"
+    shell = (
+        "Installing from a USB stick\n\nCopy the image as root:\n\n"
+        "# cp debian.iso /dev/sdX\n\n# sync\n\nThen boot from it. A preseed file:\n\n"
+        "# Locale sets language and country.\nd-i debian-installer/locale string en_US\n\n"
+        "# dpkg-reconfigure exim4-config\n"
+    )
+    assert parse_document(shell.encode(), "install.txt").format == "text"
+
+
 def test_western_text_that_is_not_utf8_keeps_its_accents() -> None:
     doc = parse_document("Größe und Übung: schön, daß Sie da sind.\n".encode("cp1252"), "a.txt")
     assert doc.root.blocks[0].text == "Größe und Übung: schön, daß Sie da sind."
