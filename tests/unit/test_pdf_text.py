@@ -884,6 +884,22 @@ def test_a_listing_whose_output_stands_in_columns_is_code_not_a_table() -> None:
     ]
 
 
+def test_printed_contents_with_leaders_of_dots_set_apart_are_dropped() -> None:
+    """ReportLab sets its leaders' dots two spaces apart (".  .  .  .  6"): its user guide's
+    four pages of contents were indexed."""
+    runs = [(60, 60, "Table of contents", "helv", 14)]
+    entries = [("1 Introduction", 6), ("1.1 About this document", 6), ("1.2 What is it", 7)]
+    entries += [("2 Graphics and Text", 11), ("2.1 Basic Concepts", 11)]
+    for n, (title, page) in enumerate(entries):
+        y = 90 + 14 * n
+        runs.append((60, y, title, "helv", 10))
+        runs.append((220, y, " ." * 2 + "  ." * 24 + f" {page}", "helv", 10))
+    body = _lines(60, 200, ["This document is an introduction to the library and its uses."])
+    doc = parse_document(_pdf([runs, body]), "userguide.pdf")
+    assert doc.metadata["printed_contents_pages"] == [1]
+    assert _text(doc) == "This document is an introduction to the library and its uses."
+
+
 def test_a_pdf_without_any_heading_is_not_one_front_matter_section() -> None:
     """ukrhyph's two pages have no heading the parser can tell: every chunk was cited under
     "Front matter" (an English label at the head of Ukrainian text) — the text now stands
