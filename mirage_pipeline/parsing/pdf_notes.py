@@ -3,29 +3,47 @@ number. Each becomes a block of its own, so that it is not glued onto the paragr
 
 from __future__ import annotations
 
+import re
+
 from mirage_pipeline.parsing.pdf_lines import Line, PageLines
 
 _SMALLER = 0.5  # points below the body size
 _LOWER_PART = 0.4  # a footnote starts below this share of the page height
+_GLUED_MARK = re.compile(r"^(\d{1,3})(?=[^\W\d_a-zа-яё])")
 
 
 def find_footnotes(pages: list[PageLines], body_size: float) -> dict[int, bool]:
     """Ids of footnote lines → whether the line opens a footnote (its mark) or continues one.
 
     A page's footnotes start at its first line, in its lower part, that is smaller than the
-    body and opens with a superscript number; everything below it must be small too."""
+    body and opens with a superscript number (or a number glued to its first word, numbered
+    on down the page); everything below it must be small too."""
     found: dict[int, bool] = {}
     limit = body_size - _SMALLER
     for page in pages:
-        marks = [
-            line
-            for line in page.lines
-            if line.note_mark and line.size <= limit and line.y0 > _LOWER_PART * page.height
-        ]
+        low = [ln for ln in page.lines if ln.size <= limit and ln.y0 > _LOWER_PART * page.height]
+        marks = [line for line in low if line.note_mark] or _glued_marks(low)
         if not marks:
             continue
         top = min(line.y0 for line in marks) - 1
         area: list[Line] = [line for line in page.lines if line.y0 >= top]
         if all(line.size <= limit for line in area):
-            found.update({id(line): line.note_mark for line in area})
+            opening = {id(line) for line in marks}
+            found.update({id(line): id(line) in opening for line in area})
     return found
+
+
+def _glued_marks(lines: list[Line]) -> list[Line]:
+    """Footnotes whose number is set in the line, glued to the note's first word (dblatex's:
+    "1В документе предполагается…", "2О том, …"): lines opening with a number and a capital
+    letter, numbered one after another down the page."""
+    found = [
+        (int(m[1]), line)
+        for line in lines
+        if (m := _GLUED_MARK.match(line.text)) and len(line.text.split()) >= 3  # a sentence
+    ]
+    found.sort(key=lambda item: item[1].y0)
+    numbers = [n for n, _ in found]
+    if not found or numbers != list(range(numbers[0], numbers[0] + len(numbers))):
+        return []
+    return [line for _, line in found]

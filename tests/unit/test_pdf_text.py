@@ -368,6 +368,36 @@ def test_footnotes_are_blocks_of_their_own_after_the_paragraph() -> None:
     assert blocks[1].page == blocks[2].page == 1
 
 
+BODY_LINE = "A package is built from its source with the tools of the release it is for."
+
+
+def test_footnotes_whose_number_is_glued_to_their_first_word_are_footnotes() -> None:
+    """dblatex (maint-guide.ru) sets a footnote's number in its line, glued to the first word:
+    "1В документе предполагается…" was a paragraph in the middle of the section, and the page's
+    paragraph running on to the next page was cut at it."""
+    pdf = _pdf(
+        [
+            [
+                *_lines(60, 100, [BODY_LINE] * 12),
+                *_lines(60, 256, ["The guide assumes that you use a recent release and that"]),
+                (60, 700, "1This document assumes that you are using jessie or a", "helv", 8),
+                (52, 710, "newer system, with the packages of that release.", "helv", 8),
+                (60, 722, "2There is more about this in the policy manual.", "helv", 8),
+            ],
+            _lines(60, 100, ["the tools it names are installed on your machine."]),
+        ]
+    )
+    doc = parse_document(pdf, "maint-guide.pdf")
+    assert [b.text for b in _blocks(doc)][1:] == [
+        "The guide assumes that you use a recent release and that "
+        "the tools it names are installed on your machine.",
+        "1This document assumes that you are using jessie or a newer system, with the packages "
+        "of that release.",
+        "2There is more about this in the policy manual.",
+    ]
+    assert doc.metadata["footnotes"] == 2
+
+
 def test_a_paragraph_going_on_with_a_capital_after_a_page_break_is_joined() -> None:
     """babel-russian: "… LuaLaTeX, and" fills the last line of page 2, its footnote below it,
     and page 3 goes on "XeLaTeX. Nevertheless …" — a name, not a new paragraph. A short line
