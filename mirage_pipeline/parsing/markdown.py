@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 from typing import Any
 
@@ -97,6 +98,8 @@ def parse_markdown(data: bytes, name: str) -> ParsedDocument:
     # lines as markdown-it counts them: str.splitlines() also breaks at form feeds, U+0085
     # and U+2028, and every block after one was cut from the wrong lines (or lost)
     body = _admonitions(_NEWLINE.sub("\n", body))
+    body, block = _title_block(body)
+    front = {**block, **front}
     lines = body.split("\n")
     root = Section(title="", level=0, line_start=1)
     stack = [root]
@@ -168,6 +171,24 @@ def _without_markup(text: str, labels: frozenset[str] = frozenset()) -> str:
         at = found.end()
     text = "".join(out) + _strip_html(text[at:])
     return "\n".join(line.rstrip() for line in text.split("\n"))
+
+
+def _title_block(body: str) -> tuple[str, dict[str, Any]]:
+    """Pandoc's title block — "% Title", "% Author; Author", "% Date" opening the file
+    (rclone's manual) — as metadata, its lines left blank (the rest keep their numbers); it
+    was a paragraph, and the title the first heading's."""
+    if not body.startswith("%"):
+        return body, {}
+    lines = body.split("\n")
+    taken = list(itertools.takewhile(lambda line: line.startswith("%"), lines[:3]))
+    values = [line[1:].strip() for line in taken]
+    found: dict[str, Any] = {}
+    for key, value in zip(("title", "authors", "date"), values, strict=False):
+        if value:
+            found[key] = (
+                [a.strip() for a in value.split(";") if a.strip()] if key == "authors" else value
+            )
+    return "\n".join([""] * len(taken) + lines[len(taken) :]), found
 
 
 def _admonitions(body: str) -> str:

@@ -244,6 +244,14 @@ def repair_text(doc: ParsedDocument) -> ParsedDocument:
     return doc
 
 
+_CIRCLED = re.compile("(?<![^\\W\\d_])([cCrR])\u20dd ?(?=(\\w?))")
+
+
+def _circled(found: re.Match[str]) -> str:
+    sign = "©" if found[1] in "cC" else "®"
+    return f"{sign} " if found[2] else sign
+
+
 def _repaired(text: str) -> tuple[str, bool]:
     """`text` repaired, and whether its encoding was."""
     fixed = ftfy.fix_encoding(text) if _SUSPECT.search(text) else text
@@ -258,5 +266,7 @@ def _repaired(text: str) -> tuple[str, bool]:
         fixed = _LETTERS.sub(_one_script, fixed)
     if "\u0338" in fixed:
         fixed = _NOT.sub(_negated, fixed)
+    if "\u20dd" in fixed:  # texinfo draws © and ® as a letter in a circle: "c⃝1990"
+        fixed = _CIRCLED.sub(_circled, fixed)
     fixed = CONTROL.sub("", fixed)
     return _LATIN_ACCENT.sub(_accented, fixed), encoding_fixed

@@ -815,6 +815,26 @@ def test_texs_not_slash_read_onto_a_letter_is_the_negated_relation() -> None:
     assert _block_texts(doc) == ["while r \u2260 0 and n? \u2209 known do (1\u2212x) \u2212b."]
 
 
+def test_a_letter_in_a_circle_is_the_copyright_or_registered_sign() -> None:
+    """texinfo draws © as "c" under a combining circle: R's and gri's manuals read
+    "Copyright c⃝1990 W. N. Venables", and "copyright ©" matched nothing."""
+    body = "# Legal\n\nCopyright c\u20dd1990 W. N. Venables; Gri\u20dd is R\u20dd, (c\u20dd)\n"
+    doc = parse_document(body.encode(), "legal.md")
+    assert _block_texts(doc) == ["Copyright © 1990 W. N. Venables; Gri⃝ is ®, (©)"]
+
+
+def test_pandoc_title_block_is_the_title_not_a_paragraph() -> None:
+    """rclone's manual opens with pandoc's title block ("% rclone(1) User Manual", "% Nick
+    Craig-Wood", "% Apr 23, 2023"): it was indexed as a paragraph, the first heading the
+    title. The lines after it keep their numbers."""
+    body = "% rclone(1) User Manual\n% Nick Craig-Wood\n% Apr 23, 2023\n\n# Rclone\n\nIt syncs.\n"
+    doc = parse_document(body.encode(), "MANUAL.md")
+    assert doc.title == "rclone(1) User Manual"
+    assert doc.metadata["authors"] == ["Nick Craig-Wood"]
+    (block,) = [b for _, s in doc.root.walk() for b in s.blocks]
+    assert (block.text, block.line_start) == ("It syncs.", 7)
+
+
 def test_adobe_private_use_letters_and_digits_become_standard_ones() -> None:
     """A font whose Unicode map follows the Adobe Glyph List puts Serbian б and д, old-style
     digits and small capitals in the private-use area ("дистри\uf6c5уције" was never found);
