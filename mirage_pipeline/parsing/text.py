@@ -20,6 +20,7 @@ from mirage_pipeline.parsing.text_runs import (
     split_runs,
     split_titles,
 )
+from mirage_pipeline.parsing.text_tables import grid_table
 
 # Legacy 8-bit encodings a text may be in when it is not UTF-8, by name: Russian texts from
 # before Unicode are Windows-1251, KOI8-R (Unix, e-mail, lib.ru) or CP866 (DOS); western
@@ -91,6 +92,12 @@ def parse_text(data: bytes, name: str) -> ParsedDocument:
             section = Section(title=heading.title, level=heading.level, line_start=run.start + 1)
             stack[-1].children.append(section)
             stack.append(section)
+            continue
+        table = grid_table(run.lines)
+        if table is not None:
+            stack[-1].blocks.append(
+                Block("table", table, line_start=run.start + 1, line_end=run.end)
+            )
             continue
         run = run.without_rules()
         if run is None:

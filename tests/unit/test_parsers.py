@@ -466,6 +466,34 @@ def test_markdown_saved_as_text_is_read_as_markdown() -> None:
     assert parse_document(shell.encode(), "install.txt").format == "text"
 
 
+def test_a_grid_table_in_text_is_rows_of_cells() -> None:
+    """The Debian Reference as text draws its tables with "+---+" and "|", a row's cells
+    wrapped over several lines: a chunk held half a row ("|gpm |V:11, |521 |The Unix style
+    cut-and-paste on the text|") and the next the rest. Each row is one line of cells now,
+    under the header and a rule the chunker repeats over a split table's parts."""
+    table = [
+        "Table 1.1. List of interesting text-mode program packages",
+        "",
+        "    +------------------------------------------+",
+        "    | package |popcon|size |  description      |",
+        "    |---------+------+-----+-------------------|",
+        "    |mc       |V:54, |1482 |A text-mode file   |",
+        "    |         |I:226 |     |manager            |",
+        "    |---------+------+-----+-------------------|",
+        "    |gpm      |V:11, |521  |The Unix style     |",
+        "    |         |I:14  |     |cut-and-paste      |",
+        "    +------------------------------------------+",
+    ]
+    doc = parse_document("\n".join(table).encode(), "reference.txt")
+    blocks = [(b.kind, b.text) for _, s in doc.root.walk() for b in s.blocks]
+    assert blocks[-1] == (
+        "table",
+        "package | popcon | size | description\n--- | --- | --- | ---\n"
+        "mc | V:54, I:226 | 1482 | A text-mode file manager\n"
+        "gpm | V:11, I:14 | 521 | The Unix style cut-and-paste",
+    )
+
+
 def test_western_text_that_is_not_utf8_keeps_its_accents() -> None:
     doc = parse_document("Größe und Übung: schön, daß Sie da sind.\n".encode("cp1252"), "a.txt")
     assert doc.root.blocks[0].text == "Größe und Übung: schön, daß Sie da sind."
