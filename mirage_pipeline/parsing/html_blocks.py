@@ -238,12 +238,33 @@ def _collect(node: etree._Element, parts: list[str], keep_lines: bool = False) -
     if node.text:
         parts.append(node.text if keep_lines else node.text.replace("\n", " "))
     for child in node:
-        if isinstance(child.tag, str) and local_name(child) not in _SKIP and not is_chrome(child):
+        if isinstance(child.tag, str) and _note_reference(child):
+            mark = "".join(child.itertext()).strip().strip("[]")
+            if mark.isdigit():  # "conversant.¹", as a PDF's raised mark reads
+                while parts and parts[-1].endswith(" "):
+                    parts[-1] = parts[-1].rstrip(" ")
+                parts.append(mark.translate(_SUPERSCRIPT))
+        elif isinstance(child.tag, str) and local_name(child) not in _SKIP and not is_chrome(child):
             _collect(child, parts, keep_lines)
         if child.tail:
             parts.append(child.tail if keep_lines else child.tail.replace("\n", " "))
     if name in _LINES:
         parts.append("\n")
+
+
+_SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
+_NOTE_CLASSES = ("footnote-reference", "footnote-ref", "noteref", "footnoteref")
+_EPUB_TYPE = "{http://www.idpf.org/2007/ops}type"
+
+
+def _note_reference(el: etree._Element) -> bool:
+    """A link to a footnote (Sphinx's and docutils' `footnote-reference`, pandoc's
+    `footnote-ref`, EPUB 3's `epub:type="noteref"`): its number stood in the text as a word
+    ("must be conversant. 1 If one person")."""
+    if local_name(el) not in ("a", "sup"):
+        return False
+    classes = (el.get("class") or "").split()
+    return any(c in _NOTE_CLASSES for c in classes) or el.get(_EPUB_TYPE) == "noteref"
 
 
 def _table_text(el: etree._Element) -> str:

@@ -452,6 +452,24 @@ def test_the_source_line_breaks_of_a_paragraph_are_spaces_its_br_lines() -> None
     ]
 
 
+def test_footnote_references_read_as_raised_marks_not_words() -> None:
+    """Sphinx's EPUB (Debian Policy) links each footnote with its number: "must be
+    conversant. 1 If one person" read a stray "1" into the sentence; pandoc's and EPUB 3's
+    note references the same."""
+    body = (
+        "<h1>Scope</h1><p>The developers must be conversant. <a class='footnote-reference "
+        "brackets' href='#id6'>1</a> If one person maintains several packages<a "
+        "class='footnote-ref' href='#fn2'><sup>[2]</sup></a>, they should say so.</p>"
+    )
+    nav = _nav("en", [("s.xhtml", "Scope")])
+    data = _epub({"nav.xhtml": nav, "s.xhtml": _page("Scope", body)}, ["nav.xhtml", "s.xhtml"])
+    blocks = [b.text for _, s in parse_document(data, "p.epub").root.walk() for b in s.blocks]
+    assert blocks == [
+        "The developers must be conversant.¹ If one person maintains several packages², they "
+        "should say so."
+    ]
+
+
 def test_a_slug_for_a_title_gives_way_to_the_first_page_title() -> None:
     """developers-reference (Sphinx): `dc:title` is the project's name, "developers-reference";
     the first page's <title> is "Debian Developer's Reference"."""
