@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 
 import pymupdf
 
+from mirage_pipeline.parsing.pdf_orientation import turn_lines
 from mirage_pipeline.parsing.text_repair import CONTROL
 
 # Expand ligatures (ﬁ → fi), keep whitespace readable; no images.
@@ -198,10 +199,12 @@ def extract_lines(
                         note_mark,
                     )
                 )
+        # text set up or down the page: read as the page turned
+        height = turn_lines(found, info, page) if found else page.rect.height
         if len(found) >= _PLOT_MARKS:
             found = _without_plot_marks(found)
         found = _marks_joined(found)
-        pages.append(PageLines(page.number + 1, page.rect.height, found, fonts))
+        pages.append(PageLines(page.number + 1, height, found, fonts))
     return pages
 
 

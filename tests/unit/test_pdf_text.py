@@ -930,6 +930,38 @@ def test_printed_contents_with_leaders_of_dots_set_apart_are_dropped() -> None:
     assert _text(doc) == "This document is an introduction to the library and its uses."
 
 
+@pytest.mark.parametrize("rotate", [90, 270])
+def test_a_turned_page_reads_as_the_same_page_upright(rotate: int) -> None:
+    """scheherazade-features (landscape, /Rotate 90): MuPDF gives the lines in the unturned
+    page's space, where each stands upright beside the next. Every line was a paragraph of
+    its own, and lines were dropped as running heads. Read turned, the page reads as it would
+    set upright; the portrait page's number at its foot goes."""
+    lines = [
+        "The font includes a number of optional features that provide an",
+        "alternative rendering that might be preferable for use in some of",
+        "the contexts. The chart below enumerates all of the features and",
+        "their details. Whether these features are available to the users",
+        "depends on both the application and the rendering technology.",
+    ]
+    upright = pymupdf.open()
+    page = upright.new_page(width=842, height=595)
+    for i, text in enumerate(lines):
+        page.insert_text((60, 80 + 14 * i), text, fontsize=11)
+    turned = pymupdf.open()
+    page = turned.new_page(width=595, height=842)
+    for i, text in enumerate(lines):
+        if rotate == 90:  # text running up the portrait page, lines stacked left to right
+            page.insert_text((80 + 14 * i, 782), text, fontsize=11, rotate=90)
+        else:  # running down, lines stacked right to left
+            page.insert_text((515 - 14 * i, 60), text, fontsize=11, rotate=270)
+    page.insert_text((290, 820), "7", fontsize=9)
+    page.set_rotation(rotate)
+    expected = _blocks(parse_document(upright.tobytes(), "upright.pdf"))
+    found = _blocks(parse_document(turned.tobytes(), "turned.pdf"))
+    assert [b.text for b in found] == [b.text for b in expected]
+    assert len(expected) == 1
+
+
 def test_a_pdf_without_any_heading_is_not_one_front_matter_section() -> None:
     """ukrhyph's two pages have no heading the parser can tell: every chunk was cited under
     "Front matter" (an English label at the head of Ukrainian text) — the text now stands
