@@ -432,6 +432,13 @@ def test_terms_and_definitions_are_lines_of_their_own() -> None:
     assert block.text == "\\boldsymbol\nProduces a bold math symbol.\nlatin1\nLinux, Unix\nVMS"
 
 
+def _one_page_texts(title: str, body: str) -> list[str]:
+    """The block texts of a book of one page, `body` under `title`."""
+    nav = _nav("en", [("p.xhtml", title)])
+    data = _epub({"nav.xhtml": nav, "p.xhtml": _page(title, body)}, ["nav.xhtml", "p.xhtml"])
+    return [b.text for _, s in parse_document(data, "p.epub").root.walk() for b in s.blocks]
+
+
 def test_the_source_line_breaks_of_a_paragraph_are_spaces_its_br_lines() -> None:
     """DocBook's and Sphinx's XHTML wrap paragraphs and items in the source; a browser shows
     those breaks as spaces, and the index kept them ("- в пакете\ndebmake-doc и"). A `<br/>`
@@ -441,10 +448,7 @@ def test_the_source_line_breaks_of_a_paragraph_are_spaces_its_br_lines() -> None
         "<ul><li>в пакете\ndebmake-doc и</li><li>на веб-сайте\nДокументации Debian.</li></ul>"
         "<p>April is the cruellest month,<br/>breeding\nLilacs</p><pre>make\n  install</pre>"
     )
-    nav = _nav("en", [("d.xhtml", "Docs")])
-    data = _epub({"nav.xhtml": nav, "d.xhtml": _page("Docs", body)}, ["nav.xhtml", "d.xhtml"])
-    blocks = [b.text for _, s in parse_document(data, "d.epub").root.walk() for b in s.blocks]
-    assert blocks == [
+    assert _one_page_texts("Docs", body) == [
         "This guide is available in the package and on the web.",
         "- в пакете debmake-doc и\n- на веб-сайте Документации Debian.",
         "April is the cruellest month,\nbreeding Lilacs",
@@ -461,10 +465,7 @@ def test_footnote_references_read_as_raised_marks_not_words() -> None:
         "brackets' href='#id6'>1</a> If one person maintains several packages<a "
         "class='footnote-ref' href='#fn2'><sup>[2]</sup></a>, they should say so.</p>"
     )
-    nav = _nav("en", [("s.xhtml", "Scope")])
-    data = _epub({"nav.xhtml": nav, "s.xhtml": _page("Scope", body)}, ["nav.xhtml", "s.xhtml"])
-    blocks = [b.text for _, s in parse_document(data, "p.epub").root.walk() for b in s.blocks]
-    assert blocks == [
+    assert _one_page_texts("Scope", body) == [
         "The developers must be conversant.¹ If one person maintains several packages², they "
         "should say so."
     ]
