@@ -46,6 +46,10 @@ _BREAKING_TAG = re.compile(rf"</?(?:{_BREAKING_NAMES})(?:\s[^<>]*)?/?>", re.I)
 _TARGET = r"\((?:[^()\s]|\([^()\s]*\))*(?:\s+\"[^\"]*\")?\)"
 _IMAGE = re.compile(r"!\[([^\]\n]*)\]" + _TARGET)
 _LINK = re.compile(r"\[([^\]\n]*(?:\n[^\]\n]*)?)\]" + _TARGET)  # its text wrapped once at most
+# images, each maybe inside a link, inline or by reference: a paragraph of nothing else
+_IMAGES = re.compile(
+    rf"(?:\[\s*)?!\[[^\]\n]*\](?:{_TARGET}|\[[^\]\n]*\])(?:\s*\](?:{_TARGET}|\[[^\]\n]*\]))?"
+)
 # a reference link, full ("[text][label]"), collapsed ("[text][]") or shortcut ("[text]")
 _REFERENCE = re.compile(r"!?\[([^\[\]\n]+(?:\n[^\[\]\n]+)?)\](?:\[([^\[\]\n]*)\])?")
 # Python-Markdown's admonitions ("!!! note", "!!! tip \"Title\""), collapsible ones ("??? note",
@@ -138,6 +142,8 @@ def parse_markdown(data: bytes, name: str) -> ParsedDocument:
                     blocks.pop()
             elif tok.type == "html_block":
                 found = _html_blocks(raw)
+            elif tok.type == "paragraph_open" and not _IMAGES.sub("", raw).strip():
+                found = []  # a README's badges ("[![CI](…svg)](…)"): their words are no text
             elif _BLOCK_KINDS[tok.type] != "code":
                 found = [(_BLOCK_KINDS[tok.type], _without_markup(raw, labels).strip("\n"))]
             else:

@@ -745,17 +745,21 @@ def test_stress_marks_leave_cyrillic_words_whole() -> None:
 
 def test_markdown_links_images_and_attribute_lists_read_as_a_reader_sees_them() -> None:
     """texlive-ru.md's "[2.1](#x1-90002.1)" indexed the anchor "x1-90002.1", a README's CI
-    badge was a paragraph of URL pieces, and Python-Markdown's attribute lists stood in
-    titles ("Phases of processing {: #stages }"). Code keeps its brackets."""
+    badge was a paragraph of URL pieces, then "CI" (natasha's README: a chunk of it), and
+    Python-Markdown's attribute lists stood in titles ("Phases of processing {: #stages }").
+    A paragraph of badges goes; an image among words reads as its text. Code keeps its
+    brackets."""
     body = (
-        "# Guide\n\n[![CI](https://github.com/o/r/actions/badge.svg)](https://github.com/o/r)\n\n"
+        "# Guide\n\n[![CI](https://github.com/o/r/actions/badge.svg)](https://github.com/o/r) "
+        "![PyPI][pypi]\n\n[pypi]: https://img.shields.io/pypi/v/r.svg\n\n"
+        "The logo ![Natasha](logo.svg) is a cat.\n\n"
         "## Phases of processing {: #stages }\n\n"
         "See [2.1](#x1-90002.1) and [the manual](https://ex.org/a_(b)) `[x](y)`.\n"
     )
     doc = parse_document(body.encode(), "readme.md")
     assert [s.title for _, s in doc.root.walk()][1:] == ["Guide", "Phases of processing"]
     assert _block_texts(doc) == [
-        "CI",
+        "The logo Natasha is a cat.",
         "See 2.1 and the manual `[x](y)`.",
     ]
 
