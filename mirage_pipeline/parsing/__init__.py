@@ -52,8 +52,14 @@ def _fb2(data: bytes, name: str) -> ParsedDocument:
 
 
 def _text(data: bytes, name: str) -> ParsedDocument:
-    from mirage_pipeline.parsing.text import parse_text
+    """Plain text, or Markdown saved as text (a spec.txt, a README.txt: text.is_markdown)."""
+    from mirage_pipeline.parsing.text import decode_text, is_markdown, parse_text
+    from mirage_pipeline.parsing.text_runs import split_lines
 
+    if is_markdown(split_lines(decode_text(data))):
+        from mirage_pipeline.parsing.markdown import parse_markdown
+
+        return parse_markdown(data, name)
     return parse_text(data, name)
 
 

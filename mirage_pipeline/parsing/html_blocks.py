@@ -245,7 +245,7 @@ def _collect(node: etree._Element, parts: list[str], keep_lines: bool = False) -
                     parts[-1] = parts[-1].rstrip(" ")
                 parts.append(mark.translate(_SUPERSCRIPT))
         elif isinstance(child.tag, str) and local_name(child) not in _SKIP and not is_chrome(child):
-            _collect(child, parts, keep_lines)
+            _collect(child, parts, keep_lines or local_name(child) == "pre")
         if child.tail:
             parts.append(child.tail if keep_lines else child.tail.replace("\n", " "))
     if name in _LINES:

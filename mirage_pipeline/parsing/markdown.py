@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import re
+from collections.abc import Callable
 from typing import Any
 
 import yaml
@@ -102,7 +104,7 @@ def parse_markdown(data: bytes, name: str) -> ParsedDocument:
     # lines as markdown-it counts them: str.splitlines() also breaks at form feeds, U+0085
     # and U+2028, and every block after one was cut from the wrong lines (or lost)
     body = _admonitions(_NEWLINE.sub("\n", body))
-    body, block = _title_block(body)
+    body, block = _title_block(body, front)
     front = {**block, **front}
     lines = body.split("\n")
     root = Section(title="", level=0, line_start=1)
@@ -179,12 +181,12 @@ def _without_markup(text: str, labels: frozenset[str] = frozenset()) -> str:
     return "\n".join(line.rstrip() for line in text.split("\n"))
 
 
-def _title_block(body: str) -> tuple[str, dict[str, Any]]:
+def _title_block(body: str, front: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     """Pandoc's title block — "% Title", "% Author; Author", "% Date" opening the file
     (rclone's manual) — as metadata, its lines left blank (the rest keep their numbers); it
     was a paragraph, and the title the first heading's."""
-    if not body.startswith("%"):
-        return body, {}
+    if not body.startswith("% ") or front:  # "%YAML 1.2" is no title; after front matter
+        return body, {}  # pandoc reads none
     lines = body.split("\n")
     taken = list(itertools.takewhile(lambda line: line.startswith("%"), lines[:3]))
     values = [line[1:].strip() for line in taken]
@@ -265,23 +267,28 @@ def _links_as_text(text: str, labels: frozenset[str] = frozenset()) -> str:
     if "[" not in text:
         return text
 
+    for pattern in (_IMAGE, _LINK, _REFERENCE):
+        if pattern is _REFERENCE and not labels:
+            break
+        text = pattern.sub(_as_text(text, labels), text)
+    return text
+
+
+def _as_text(text: str, labels: frozenset[str]) -> Callable[[re.Match[str]], str]:
+    """What a link or image match in `text` reads as; its code spans found once."""
+    spans = [(s.start(), s.end()) for s in _CODE_SPAN.finditer(text)] if "`" in text else []
+    starts = [start for start, _ in spans]
+
     def as_text(found: re.Match[str]) -> str:
-        if _in_code_span(text, found.start()):
-            return found.group(0)
+        k = bisect.bisect_left(starts, found.start()) - 1
+        if k >= 0 and spans[k][0] < found.start() < spans[k][1]:
+            return found.group(0)  # inside a code span
         label = found.group(2) if found.lastindex == 2 and found.group(2) else found.group(1)
         if found.re is _REFERENCE and normalizeReference(label) not in labels:
             return found.group(0)
         return found.group(1)
 
-    for pattern in (_IMAGE, _LINK, _REFERENCE):
-        if pattern is _REFERENCE and not labels:
-            break
-        text = pattern.sub(as_text, text)
-    return text
-
-
-def _in_code_span(text: str, at: int) -> bool:
-    return "`" in text and any(s.start() < at < s.end() for s in _CODE_SPAN.finditer(text))
+    return as_text
 
 
 def _inline_text(inline: Any) -> str:

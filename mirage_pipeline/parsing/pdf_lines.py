@@ -6,6 +6,7 @@ font size and weight; `pdf_running` then drops what repeats across pages at the 
 
 from __future__ import annotations
 
+import bisect
 import functools
 import itertools
 import operator
@@ -238,10 +239,16 @@ def _marks_joined(lines: list[Line]) -> list[Line]:
     if not marks:
         return lines
     items: dict[int, Line] = {}  # item → its mark
+    by_top = sorted(lines, key=lambda ln: ln.y0)  # a row's lines looked up, not every line
+    tops = [ln.y0 for ln in by_top]
+    tallest = max(ln.y1 - ln.y0 for ln in lines)
     for mark in marks:
+        near = by_top[
+            bisect.bisect_left(tops, mark.y0 - tallest) : bisect.bisect_right(tops, mark.y1)
+        ]
         row = [
             ln
-            for ln in lines
+            for ln in near
             if ln is not mark
             and min(ln.y1, mark.y1) - max(ln.y0, mark.y0) > 0.3 * (mark.y1 - mark.y0)
         ]

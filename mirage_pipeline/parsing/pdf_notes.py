@@ -20,9 +20,12 @@ def find_footnotes(pages: list[PageLines], body_size: float) -> dict[int, bool]:
     on down the page); everything below it must be small too."""
     found: dict[int, bool] = {}
     limit = body_size - _SMALLER
+    last = 0  # the last number of a glued note
     for page in pages:
         low = [ln for ln in page.lines if ln.size <= limit and ln.y0 > _LOWER_PART * page.height]
-        marks = [line for line in low if line.note_mark] or _glued_marks(low)
+        marks = [line for line in low if line.note_mark]
+        if not marks:
+            marks, last = _glued_marks(low, last)
         if not marks:
             continue
         top = min(line.y0 for line in marks) - 1
@@ -33,17 +36,22 @@ def find_footnotes(pages: list[PageLines], body_size: float) -> dict[int, bool]:
     return found
 
 
-def _glued_marks(lines: list[Line]) -> list[Line]:
+def _glued_marks(lines: list[Line], last: int) -> tuple[list[Line], int]:
     """Footnotes whose number is set in the line, glued to the note's first word (dblatex's:
-    "1В документе предполагается…", "2О том, …"): lines opening with a number and a capital
-    letter, numbered one after another down the page."""
+    "1В документе предполагается…", "2О том, …"): lines of text (not a listing's, whose line
+    numbers may be glued to its code) opening with a number and a capital, a sentence,
+    numbered one after another down the page — from 1 or on from the `last` glued note, or
+    two such at least ("3D view of the model" under a figure is no note). And the last
+    number then."""
     found = [
         (int(m[1]), line)
         for line in lines
-        if (m := _GLUED_MARK.match(line.text)) and len(line.text.split()) >= 3  # a sentence
+        if not line.code and (m := _GLUED_MARK.match(line.text)) and len(line.text.split()) >= 3
     ]
     found.sort(key=lambda item: item[1].y0)
     numbers = [n for n, _ in found]
     if not found or numbers != list(range(numbers[0], numbers[0] + len(numbers))):
-        return []
-    return [line for _, line in found]
+        return [], last
+    if len(found) < 2 and numbers[0] not in (1, last + 1):
+        return [], last
+    return [line for _, line in found], numbers[-1]

@@ -7,12 +7,21 @@ lines were dropped as headers. Turned back, they read as any page does."""
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-if TYPE_CHECKING:
-    import pymupdf
+import pymupdf
 
-    from mirage_pipeline.parsing.pdf_lines import Line
+
+class Boxed(Protocol):
+    """A line of text with its box (pdf_lines.Line), as this module moves it."""
+
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+    block: int
+    text: str
+
 
 _UPRIGHT = 0.9  # |sin| of a line's direction: it runs up or down the page
 _TURNED_SHARE = 0.6  # of a page's characters in such lines: the page is turned
@@ -21,7 +30,7 @@ _BARE_NUMBER = re.compile(r"\s*(?:\d{1,4}|[ivxlc]{1,7})\s*")
 Box = tuple[float, float, float, float]
 
 
-def turn_lines(lines: list[Line], info: dict, page: pymupdf.Page) -> float:
+def turn_lines(lines: list[Boxed], info: dict, page: pymupdf.Page) -> float:
     """The page's lines, in place, as read with the page turned when its text runs up or down
     it; their page's height as read. A page number the book set across the turned page (at
     the foot of the portrait page it stands on) goes: read turned, it stood beside the text."""

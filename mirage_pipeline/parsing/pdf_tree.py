@@ -231,9 +231,13 @@ def _same_paragraph(
         not code
         and _ITEM_MARK.match(paragraph[0].text)
         and line.x0 < paragraph[0].x0 - 2
-        and not line.text[:1].islower()
+        and last.text.rstrip().endswith(_SENTENCE_END)
+        and not _first_letter(line.text).islower()
     ):
-        return False  # left of the item's mark: the text after the list, in its block or not
+        # left of the item's mark after its sentence ended: the text after the list, in its
+        # block or not (an item wrapping to the margin goes on: "…from the official" /
+        # "Debian archive")
+        return False
     if line.block == last.block:
         return True
     if line.page != last.page:

@@ -69,10 +69,6 @@ def parse_text(data: bytes, name: str) -> ParsedDocument:
     if "\x00" in text:
         raise ParseError("this looks like a binary file, not text")
     lines = split_lines(text)
-    if is_markdown(lines):
-        from mirage_pipeline.parsing.markdown import parse_markdown
-
-        return parse_markdown(data, name)
     drop_page_furniture(text, lines)
     runs = split_titles(split_runs(lines))
     if not runs:
@@ -122,13 +118,17 @@ _MARKDOWN_SHARE = 0.8  # … of the lines opening with "# " outside fences
 
 def is_markdown(lines: list[str]) -> bool:
     """Markdown saved as text (a spec.txt, a README.txt): headings opening with "#" between
-    blank lines, most such lines of the file; its structure was lost. A root prompt's
+    blank lines, most such lines of the file, of two levels or beside fenced code; its
+    structure was lost. A root prompt's
     "# dpkg-reconfigure exim4-config" and a configuration's comments are no headings."""
     fenced = False
     titles = marked = 0
+    levels: set[int] = set()
+    fences = 0
     for i, line in enumerate(lines):
         if _FENCE.match(line):
             fenced = not fenced
+            fences += 1
             continue
         if fenced or not _ATX_LINE.match(line):
             continue
@@ -137,7 +137,12 @@ def is_markdown(lines: list[str]) -> bool:
         after = lines[i + 1].strip() if i + 1 < len(lines) else ""
         if not before and not after and _ATX_TITLE.match(line.rstrip()):
             titles += 1
-    return titles >= _MARKDOWN_HEADINGS and titles >= _MARKDOWN_SHARE * marked
+            levels.add(len(line) - len(line.lstrip("#")))
+    if titles < _MARKDOWN_HEADINGS or titles < _MARKDOWN_SHARE * marked:
+        return False
+    # headings of two levels, or fenced code: a configuration's "# Network settings"
+    # comments between blank lines are all of one level and fence nothing
+    return len(levels) >= 2 or fences >= 2
 
 
 def _first_line_title(lines: list[str]) -> str | None:

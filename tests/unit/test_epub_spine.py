@@ -447,12 +447,14 @@ def test_the_source_line_breaks_of_a_paragraph_are_spaces_its_br_lines() -> None
         "<h1>Docs</h1><p>This guide is available\nin the package and\non the web.</p>"
         "<ul><li>в пакете\ndebmake-doc и</li><li>на веб-сайте\nДокументации Debian.</li></ul>"
         "<p>April is the cruellest month,<br/>breeding\nLilacs</p><pre>make\n  install</pre>"
+        "<ul><li><p>Run:</p><pre>make\nmake install</pre></li></ul>"
     )
     assert _one_page_texts("Docs", body) == [
         "This guide is available in the package and on the web.",
         "- в пакете debmake-doc и\n- на веб-сайте Документации Debian.",
         "April is the cruellest month,\nbreeding Lilacs",
         "make\n  install",
+        "- Run:\nmake\nmake install",  # a <pre> inside an item keeps its lines too
     ]
 
 

@@ -464,6 +464,9 @@ def test_markdown_saved_as_text_is_read_as_markdown() -> None:
         "# dpkg-reconfigure exim4-config\n"
     )
     assert parse_document(shell.encode(), "install.txt").format == "text"
+    config = "Sample configuration\n\n# Network settings\n\nhost = a\n\n# Wireless\n\n"
+    config += "ssid = b\n\n# Build\n\njobs = 2\n"
+    assert parse_document(config.encode(), "sample.txt").title == "Sample configuration"
 
 
 def test_a_grid_table_in_text_is_rows_of_cells() -> None:

@@ -396,6 +396,12 @@ def test_footnotes_whose_number_is_glued_to_their_first_word_are_footnotes() -> 
         "2There is more about this in the policy manual.",
     ]
     assert doc.metadata["footnotes"] == 2
+    # a listing whose line numbers are glued to its code, a caption opening with "3D": no notes
+    listing = [(60, 700 + 10 * n, f"{n + 1}Dim x{n} As Integer = {n}", "cour", 8) for n in range(3)]
+    caption = [(60, 740, "3D view of the assembled model from above", "helv", 8)]
+    for foot in (listing, caption):
+        doc = parse_document(_pdf([[*_lines(60, 100, [BODY_LINE] * 12), *foot]]), "vb.pdf")
+        assert "footnotes" not in doc.metadata
 
 
 def test_a_paragraph_going_on_with_a_capital_after_a_page_break_is_joined() -> None:
@@ -552,16 +558,20 @@ def test_list_marks_set_apart_from_their_items_are_joined_to_them() -> None:
     for n, item in enumerate(items):
         runs += [(78, 96 + 12 * n, "•", "F0", 10), (96, 96 + 12 * n, item, "F0", 10)]
     runs += [(60, 132, "We need your help to make sure this manual is complete.", "F0", 10)]
+    # an item whose text wraps back to the margin goes on there
+    runs += [(78, 146, "•", "F0", 10), (96, 146, "Install the package from the", "F0", 10)]
+    runs += [(60, 158, "Debian archive with apt.", "F0", 10)]
     for n, (name, marks) in enumerate([("e", "● ●"), ("v", "● ●"), ("mz", "●")]):
         y = 170 + 12 * n
         runs += [(60, y, name, "F0", 10), (120, y, marks, "F0", 10)]
         runs += [(160, y, f"The score of case {name}.", "F0", 10)]
     blocks = [b.text for b in _blocks(parse_document(_pdf([runs], cyrillic="F0"), "rl.pdf"))]
-    assert blocks[1:5] == [
+    assert blocks[1:6] == [
         "• What is ReportLab all about?",
         "• What is Python?",
         "• How do I set it up?",
         "We need your help to make sure this manual is complete.",
+        "• Install the package from the Debian archive with apt.",
     ]
     assert not any(b.startswith("● The score") for b in blocks)
 
