@@ -868,6 +868,8 @@ def test_pandoc_title_block_is_the_title_not_a_paragraph() -> None:
     assert doc.metadata["authors"] == ["Nick Craig-Wood"]
     (block,) = [b for _, s in doc.root.walk() for b in s.blocks]
     assert (block.text, block.line_start) == ("It syncs.", 7)
+    yaml_directive = parse_document(b"%YAML 1.2\n\n# Rclone\n\nIt syncs.\n", "conf.md")
+    assert yaml_directive.title == "Rclone"
 
 
 def test_adobe_private_use_letters_and_digits_become_standard_ones() -> None:
