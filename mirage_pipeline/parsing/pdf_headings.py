@@ -158,7 +158,7 @@ def _as_printed(title: str, label: list[Line], printed: str) -> str:
         text = " ".join(" ".join(ln.text for ln in label).split())
         if not text or title.split()[0].casefold() == text.split()[-1].casefold():
             return title  # "Part I" over "I Introduction"
-        return f"{text} {title}"  # as a label and title found from the fonts are joined
+        return f"{text} {title}" if text[-1] in ".:" else f"{text}. {title}"
     number = _PRINTED_NUMBER.match(printed)
     if number and _norm(number.group(2)) and _norm(title).startswith(_norm(number.group(2))):
         return f"{number.group(1)} {title}"

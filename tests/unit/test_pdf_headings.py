@@ -363,7 +363,7 @@ def test_outline_titles_take_the_number_their_heading_is_printed_with() -> None:
     page.insert_text((40, 420), BODY[:90], fontsize=10, fontname="helv")
     titles = [t for _, t in _levels(parse_document(doc.tobytes(), "guide.pdf"))]
     assert titles == [
-        "Chapter 1 Tutorials",
+        "Chapter 1. Tutorials",
         "1.1 Console basics",
         "1.1.1 The shell prompt",
         "I Introduction",
