@@ -125,10 +125,8 @@ def locate_outline(
         start = max(page_starts.get(page, floor), floor)
         found = _find_title(title, lines, max(start, search_from), page)
         if found:
-            at, last = found
-            first = _label_above(lines, at, max(start, search_from))
-            printed = " ".join(ln.text.strip() for ln in lines[at : last + 1])
-            title = _as_printed(title, lines[first:at], printed)
+            first, last = found
+            first = _label_above(lines, first, max(start, search_from))
             heading = Heading(first, level, title, page, tuple(range(first, last + 1)))
             search_from = last + 1
         else:
@@ -136,33 +134,6 @@ def locate_outline(
         floor = heading.start
         headings.append(heading)
     return headings
-
-
-# a section number as printed before its title: "2.1", "2.1.", "A.3"
-_PRINTED_NUMBER = re.compile(
-    r"^\s*(\d{1,3}(?:\.\d{1,3})*\.?|[A-ZА-Я]\.\d{1,3}(?:\.\d{1,3})*\.?)\s+(\S.*)"
-)
-
-
-_ROMAN_NUMBERED = re.compile(r"^[IVXLC]{1,7}\.?\s")
-
-
-def _as_printed(title: str, label: list[Line], printed: str) -> str:
-    """An outline's title with the number or chapter label its heading is printed with: Sphinx,
-    texinfo, dblatex and yodl write outlines without numbers ("Hello Proofs" for "2.1 Hello
-    Proofs", "Начинаем правильно" under "Глава 1"), and a citation or a question naming the
-    section by its number found neither."""
-    if _PRINTED_NUMBER.match(title) or _NUMBERED.match(title) or _ROMAN_NUMBERED.match(title):
-        return title
-    if label:
-        text = " ".join(" ".join(ln.text for ln in label).split())
-        if not text or title.split()[0].casefold() == text.split()[-1].casefold():
-            return title  # "Part I" over "I Introduction"
-        return f"{text} {title}" if text[-1] in ".:" else f"{text}. {title}"
-    number = _PRINTED_NUMBER.match(printed)
-    if number and _norm(number.group(2)) and _norm(title).startswith(_norm(number.group(2))):
-        return f"{number.group(1)} {title}"
-    return title
 
 
 def _label_above(lines: list[Line], first: int, floor: int) -> int:

@@ -333,38 +333,3 @@ def test_a_contents_set_as_a_table_without_leaders_is_not_a_section() -> None:
         root = tree(rows, title)
         assert drop_contents_section(root) is dropped
         assert [s.title for s in root.children] == ([] if dropped else [title]) + entries
-
-
-def test_outline_titles_take_the_number_their_heading_is_printed_with() -> None:
-    """Sphinx, texinfo, dblatex and yodl write outlines without section numbers ("Hello
-    Proofs" for the printed "2.1 Hello Proofs", "Начинаем правильно" under "Глава 1"): a
-    citation named no number, and "see section 1.1.2" found nothing. The number comes from
-    the heading's line, set in it or apart on its row (dblatex's "1.1" beside "Console
-    basics"), a chapter label from the line above; an outline that numbers its titles
-    ("I Introduction" under "Part I") is left as it is."""
-    pages = [
-        [("Chapter 1", 14, True, 0), ("Tutorials", 18, True, 10), *_body(3, 8)],
-        [("1.1 Console basics", 13, True, 0), *_body(3, 8)],
-        [("Part I", 14, True, 0), ("I Introduction", 16, True, 10), *_body(2, 8)],
-    ]
-    data = _pdf(pages)
-    doc = pymupdf.open(stream=data)
-    page = doc[1]  # the subsection's number apart from its title, on the same row
-    doc.set_toc(
-        [
-            [1, "Tutorials", 1],
-            [2, "Console basics", 2],
-            [2, "The shell prompt", 2],
-            [1, "I Introduction", 3],
-        ]
-    )
-    page.insert_text((40, 400), "1.1.1", fontsize=12, fontname="hebo")
-    page.insert_text((90, 400), "The shell prompt", fontsize=12, fontname="hebo")
-    page.insert_text((40, 420), BODY[:90], fontsize=10, fontname="helv")
-    titles = [t for _, t in _levels(parse_document(doc.tobytes(), "guide.pdf"))]
-    assert titles == [
-        "Chapter 1. Tutorials",
-        "1.1 Console basics",
-        "1.1.1 The shell prompt",
-        "I Introduction",
-    ]
