@@ -35,9 +35,11 @@ CONTENTS_TITLE = re.compile(
 )
 # monospaced fonts by name, where the font does not say so: URW's Nimbus Mono (NimbusMonL-Regu,
 # a Courier: yodl's and groff's books), TeX's typewriter faces (CMTT, ec/tc/sf/lm/tx-tt), Menlo,
-# Monaco, TeX Gyre Cursor; "code" but not Arial Unicode MS
+# Monaco, TeX Gyre Cursor; "code" but not Arial Unicode MS, Encode Sans or Code2000, "mono" but
+# not Monotype Corsiva
 MONO_NAME = re.compile(
-    r"mono|courier|consol|typewriter|(?<!uni)code|\btt|(?:cm|cmsl|cmit|ec|tc|sf|lm|tx)tt"
+    r"mono(?!type)|courier|consol|typewriter|(?<!uni)(?<!en)code(?!\d)|\btt"
+    r"|(?:cm|cmsl|cmit|ec|tc|sf|lm|tx)tt"
     r"|nimbusmon|pcrr|menlo|monaco|cursor",
     re.IGNORECASE,
 )

@@ -511,6 +511,10 @@ def test_dblatex_marks_of_a_url_broken_after_a_slash_go() -> None:
         ("SourceCodePro-Regular", True),
         ("ArialUnicodeMS", False),  # text faces
         ("PonomarUnicode", False),
+        ("EncodeSans-Regular", False),
+        ("Code2000", False),
+        ("MonotypeCorsiva", False),
+        ("DejaVuSansMono-Bold", True),
         ("CenturySchL-Roma", False),
         ("Times-Roman", False),
     ],
