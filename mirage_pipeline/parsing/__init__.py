@@ -56,11 +56,14 @@ def _text(data: bytes, name: str) -> ParsedDocument:
     from mirage_pipeline.parsing.text import decode_text, is_markdown, parse_text
     from mirage_pipeline.parsing.text_runs import split_lines
 
-    if is_markdown(split_lines(decode_text(data))):
+    warnings: list[str] = []
+    text = decode_text(data, warnings)  # once: charset-normalizer reads a legacy file slowly
+    lines = split_lines(text)
+    if is_markdown(lines):
         from mirage_pipeline.parsing.markdown import parse_markdown
 
         return parse_markdown(data, name)
-    return parse_text(data, name)
+    return parse_text(text, lines, warnings, name)
 
 
 # suffix → (file type, parser)

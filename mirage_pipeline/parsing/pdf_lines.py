@@ -228,8 +228,8 @@ def _sample(spans: list[dict], samples: dict[str, list[str]], sampled: set[str])
                 sampled.add(font)
 
 
-# a list's mark (not a dash: a lone "–" is as often a table's empty cell)
-_LIST_MARK = re.compile(r"[•◦▪▫‣⁃●○■□►▸▹➢➤✓✔]")
+# a list's marks (not a dash: a lone "–" is as often a table's empty cell)
+LIST_MARKS = "•◦▪▫‣⁃●○■□►▸▹➢➤✓✔"
 
 
 def _marks_joined(lines: list[Line]) -> list[Line]:
@@ -237,7 +237,7 @@ def _marks_joined(lines: list[Line]) -> list[Line]:
     ReportLab's lists) joined to the item on its row, within four font sizes of it, when the
     mark opens its row and the item a word: alone, the marks made a table's first column
     ("• | What is Python?") or paragraphs of their own."""
-    marks = [ln for ln in lines if len(ln.text) == 1 and _LIST_MARK.match(ln.text)]
+    marks = [ln for ln in lines if len(ln.text) == 1 and ln.text in LIST_MARKS]
     if not marks:
         return lines
     items: dict[int, Line] = {}  # item → its mark

@@ -18,7 +18,7 @@ import statistics
 
 from mirage_pipeline.parsing.model import Block, Section
 from mirage_pipeline.parsing.pdf_headings import CAPTION, Heading
-from mirage_pipeline.parsing.pdf_lines import Line, rows_of
+from mirage_pipeline.parsing.pdf_lines import LIST_MARKS, Line, rows_of
 from mirage_pipeline.parsing.pdf_margins import margin_notes
 from mirage_pipeline.parsing.pdf_tables import Table
 from mirage_pipeline.parsing.pdf_text import Vocabulary, join_lines, join_text
@@ -36,7 +36,7 @@ _MONO_ADVANCE = 0.55  # width of a monospaced character, in font sizes
 # a list item's mark: the item starts a paragraph even inside the block of the one before
 # (a tight LaTeX itemize: texlive-ru's "• Английский: … • Итальянский: …" was one paragraph);
 # not "·" or "∙", which also stand between a contents entry and its page, or in "· · ·"
-_ITEM_MARK = re.compile(r"[•◦▪▫‣⁃●○■□►▸▹➢➤✓✔]\s")
+_ITEM_MARK = re.compile(f"[{LIST_MARKS}]\\s")
 # a line goes on with a word behind an opening bracket or quote too ("скрипт" | "(текстовый
 # файл) main3.lua", "модуль" | "“sprite”, который"), not with an item's mark: "(a)", "(2)"
 _OPENING_MARKS = re.compile(r"[(«»“„‚\"‘]*")

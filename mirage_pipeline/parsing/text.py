@@ -16,7 +16,6 @@ from mirage_pipeline.parsing.text_runs import (
     block_kind,
     body_indent,
     drop_page_furniture,
-    split_lines,
     split_runs,
     split_titles,
 )
@@ -63,12 +62,11 @@ def decode_text(data: bytes, warnings: list[str] | None = None) -> str:
     return str(best)
 
 
-def parse_text(data: bytes, name: str) -> ParsedDocument:
-    warnings: list[str] = []
-    text = decode_text(data, warnings)
+def parse_text(text: str, lines: list[str], warnings: list[str], name: str) -> ParsedDocument:
+    """The document of a text file, decoded (`decode_text`, its `warnings`) and split into
+    `lines` (`split_lines`) once by the caller, which has asked `is_markdown` of them."""
     if "\x00" in text:
         raise ParseError("this looks like a binary file, not text")
-    lines = split_lines(text)
     drop_page_furniture(text, lines)
     runs = split_titles(split_runs(lines))
     if not runs:
