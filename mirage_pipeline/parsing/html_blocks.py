@@ -107,9 +107,27 @@ def _parse(content: bytes) -> etree._Element | None:
     except etree.XMLSyntaxError:
         pass
     try:
-        return html.fromstring(content)
+        return html.fromstring(content, parser=_html_parser(content))
     except (etree.ParserError, ValueError):
         return None
+
+
+# an encoding the document states: an XML declaration's, a <meta> charset
+_DECLARED = re.compile(rb"<\?xml[^>]*\bencoding\s*=|<meta\b[^>]*\bcharset\s*=", re.IGNORECASE)
+
+
+def _html_parser(content: bytes) -> html.HTMLParser | None:
+    """UTF-8 for bytes that state no encoding and read as UTF-8: libxml2's HTML parser takes
+    them as Latin-1 ("Ð\x9fÑ\x80Ð¸" for "При") — an EPUB's XHTML with an HTML entity and
+    no XML declaration, a <details> block in Markdown; XML, and EPUB, default to UTF-8. None
+    (libxml2's own reading) when the document states its encoding or is not UTF-8."""
+    if _DECLARED.search(content[:4096]):
+        return None
+    try:
+        content.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    return html.HTMLParser(encoding="utf-8")
 
 
 def _lang(el: etree._Element) -> str | None:

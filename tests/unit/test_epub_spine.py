@@ -65,7 +65,7 @@ def _nav(lang: str, links: list[tuple[str, str]]) -> str:
 
 
 def _epub(
-    files: dict[str, str],
+    files: dict[str, str | bytes],
     spine: list[str],
     *,
     language: str = "en",
@@ -591,3 +591,25 @@ def test_a_boxed_notes_heading_is_not_a_section() -> None:
         "Use -x1 for a minimal package.",
         "The output of debmake is verbose.",
     ]
+
+
+def test_a_page_that_is_not_xml_and_names_no_encoding_is_read_as_utf8() -> None:
+    """A page with an HTML entity (`&nbsp;`: not XML) and no XML declaration is read by the
+    HTML parser, which took its UTF-8 for Latin-1: "ÐŸÑ€Ð¸" for "При" (ftfy mended most of
+    it, with a warning about the book's encoding). A page stating its charset is read in it."""
+    body = "<h1>{0}</h1><p>Пакеты&nbsp;собирают из исходников.</p>"
+    page = (
+        '<html xmlns="http://www.w3.org/1999/xhtml"><head>{1}<title>{0}</title></head>'
+        f"<body>{body}</body></html>"
+    )
+    stated = page.format("Сборка", '<meta charset="windows-1251"/>').encode("windows-1251")
+    files = {
+        "nav.xhtml": _nav("ru", [("a.xhtml", "Введение"), ("b.xhtml", "Сборка")]),
+        "a.xhtml": page.format("Введение", ""),
+        "b.xhtml": stated,
+    }
+    doc = parse_document(_epub(files, ["nav.xhtml", "a.xhtml", "b.xhtml"]), "guide.epub")
+    sections = {s.title: [b.text for b in s.blocks] for _, s in doc.root.walk()}
+    assert sections["Введение"] == ["Пакеты собирают из исходников."]
+    assert sections["Сборка"] == ["Пакеты собирают из исходников."]
+    assert not doc.warnings

@@ -966,6 +966,18 @@ def test_markdown_contents_lists_html_tables_and_heading_markup() -> None:
     assert "Table of Contents" not in _block_texts(doc)
 
 
+def test_markdown_html_block_that_is_not_xml_keeps_its_cyrillic() -> None:
+    """`<details><summary>…` is no well-formed XML: read as HTML, its UTF-8 was Latin-1 (the
+    word "исходников" stayed "Ð¸Ñ\x81Ñ…Ð¾Ð´" past ftfy) and a warning blamed the file."""
+    body = (
+        "# Сборка\n\n<details>\n<summary>Подробнее об исходниках</summary>\n\n"
+        "Пакеты собирают из исходников.\n\n</details>\n"
+    )
+    doc = parse_document(body.encode(), "build.md")
+    assert _block_texts(doc)[:2] == ["Подробнее об исходниках", "Пакеты собирают из исходников."]
+    assert not doc.warnings
+
+
 def test_a_manual_page_as_text_has_its_sections() -> None:
     """`man ls > ls.txt`: each title at the margin with its text indented right under it, no
     blank line between, was read as one paragraph with its text: no section at all. A term
