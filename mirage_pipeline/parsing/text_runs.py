@@ -142,6 +142,7 @@ def split_runs(lines: list[str]) -> list[Run]:
 # A manual page's layout: a title at the margin, its text indented right under it, no blank
 # line between ("NAME" / "       ls - list directory contents"), in this many runs at least.
 _HANGING_TITLES = 3
+_HANGING_BODY = 3  # … over a text whose paragraphs are set in by this much at least
 # words only, starting with a letter: not a list's item ("- **Day 29:**", "1. File")
 _PLAIN_TITLE = re.compile(r"[^\W\d_][\w .,'’()/&-]*$")
 
@@ -149,9 +150,14 @@ _PLAIN_TITLE = re.compile(r"[^\W\d_][\w .,'’()/&-]*$")
 def split_titles(runs: list[Run]) -> list[Run]:
     """Runs of a text laid out as a manual page with their titles as runs of their own (the
     headings then stand out to the left of an indented body, text_headings.py); a text with
-    fewer than _HANGING_TITLES such runs is left as it is (a term and its definition)."""
+    fewer than _HANGING_TITLES such runs is left as it is (a term and its definition), as is
+    one whose paragraphs start at the margin (a definition list in flush text: Debian Policy's
+    upgrading checklist, "virtual" / "   New \"adventure\" virtual package…", 60 times)."""
     hanging = {i for i, run in enumerate(runs) if _hanging_title(run)}
     if len(hanging) < _HANGING_TITLES:
+        return runs
+    others = [run for i, run in enumerate(runs) if i not in hanging and len(run.lines) >= 2]
+    if others and body_indent(others) < _HANGING_BODY:
         return runs
     out: list[Run] = []
     for i, run in enumerate(runs):

@@ -997,3 +997,10 @@ def test_a_manual_page_as_text_has_its_sections() -> None:
     notes = "- **День 1:**\n   - прочитать\n\n- **День 2:**\n   - написать\n\n"
     notes += "- **День 3:**\n   - проверить\n\nTerm\n    its definition, indented.\n"
     assert [s.title for _, s in parse_document(notes.encode(), "plan.txt").root.walk()] == [""]
+    # a definition list in a text whose paragraphs start at the margin (Debian Policy's
+    # upgrading checklist as text): the terms are not sections
+    changes = "Upgrading checklist\n===================\n\nChanges since 4.6.\nRead them.\n\n"
+    for term in ("virtual", "perl", "virtual", "debconf"):
+        changes += f"{term}\n   New packages for {term}, and what\n   they provide.\n\n"
+    sections = [s.title for _, s in parse_document(changes.encode(), "policy.txt").root.walk()]
+    assert sections == ["", "Upgrading checklist"]
