@@ -35,7 +35,20 @@ _NOTE_BODIES = {"notes", "comments", "footnotes"}
 _UNRESOLVED_ENTITY = re.compile(r"&[A-Za-z][\w.]*;")
 
 
+# control characters XML forbids: Word's manual line break (a vertical tab) and a page break
+# are line breaks, the rest go — the strict parser refused the book for one, and recovery
+# dropped it ("Текст\x0bглавы" read "Текстглавы")
+_CONTROL_BYTES = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f]")
+
+
+def _without_controls(data: bytes) -> bytes:
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff") or b"\x00" in data[:64]:
+        return data  # UTF-16: its bytes are not characters
+    return _CONTROL_BYTES.sub(lambda found: b"\n" if found[0] in b"\x0b\x0c" else b"", data)
+
+
 def _load(data: bytes) -> tuple[Any, list[str]]:
+    data = _without_controls(data)
     try:
         return SafeET.fromstring(data, forbid_dtd=False), []
     except DefusedXmlException as exc:

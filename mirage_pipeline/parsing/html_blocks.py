@@ -3,8 +3,10 @@ each with the language its nearest element declares; navigation chrome left out.
 
 from __future__ import annotations
 
+import codecs
 import re
 from dataclasses import dataclass, field
+from html.entities import html5
 
 from lxml import etree, html
 
@@ -99,7 +101,9 @@ def read_xhtml(content: bytes) -> XhtmlDocument:
 
 
 def _parse(content: bytes) -> etree._Element | None:
-    """Well-formed XHTML as XML; anything else (HTML entities, unclosed tags) as HTML."""
+    """Well-formed XHTML as XML; anything else (unclosed tags, stray ones) as HTML. HTML's
+    named entities are character references first (_numeric_entities)."""
+    content = _numeric_entities(content)
     try:
         return etree.fromstring(
             content, etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=False)
@@ -107,27 +111,58 @@ def _parse(content: bytes) -> etree._Element | None:
     except etree.XMLSyntaxError:
         pass
     try:
-        return html.fromstring(content, parser=_html_parser(content))
+        return html.fromstring(content, parser=html.HTMLParser(encoding=_html_encoding(content)))
     except (etree.ParserError, ValueError):
         return None
 
 
-# an encoding the document states: an XML declaration's, a <meta> charset
-_DECLARED = re.compile(rb"<\?xml[^>]*\bencoding\s*=|<meta\b[^>]*\bcharset\s*=", re.IGNORECASE)
+# HTML's named entities but XML's own five ("&amp;" stays), as their characters' references
+_ENTITY = re.compile(rb"&([A-Za-z][A-Za-z0-9]{1,31});")
+_REFERENCES = {
+    name[:-1].encode(): "".join(f"&#{ord(c)};" for c in text).encode()
+    for name, text in html5.items()
+    if name.endswith(";") and name[:-1] not in ("amp", "lt", "gt", "quot", "apos")
+}
 
 
-def _html_parser(content: bytes) -> html.HTMLParser | None:
-    """UTF-8 for bytes that state no encoding and read as UTF-8: libxml2's HTML parser takes
-    them as Latin-1 ("Ð\x9fÑ\x80Ð¸" for "При") — an EPUB's XHTML with an HTML entity and
-    no XML declaration, a <details> block in Markdown; XML, and EPUB, default to UTF-8. None
-    (libxml2's own reading) when the document states its encoding or is not UTF-8."""
-    if _DECLARED.search(content[:4096]):
+def _entity(found: re.Match[bytes]) -> bytes:
+    return _REFERENCES.get(found[1], found[0])
+
+
+def _numeric_entities(content: bytes) -> bytes:
+    """ "&nbsp;", "&mdash;", "&laquo;" as "&#160;", "&#8212;", "&#171;": under an XHTML 1.x
+    DOCTYPE the XML parser accepts them undefined and drops them from the text — Sigil's and
+    InDesign's EPUB 2 books read "— Здравствуйте, — сказал он. «Война и мир»" as
+    "Здравствуйте, сказал он.Войнаимир"; without one they sent the page to the HTML parser."""
+    return _ENTITY.sub(_entity, content) if b"&" in content else content
+
+
+# the encoding a document states: its XML declaration's, a <meta> charset
+_XML_ENCODING = re.compile(rb"""<\?xml[^>]*\bencoding\s*=\s*["']([\w.:-]+)["']""", re.IGNORECASE)
+_META_CHARSET = re.compile(rb"<meta\b[^>]*\bcharset\s*=", re.IGNORECASE)
+
+
+def _html_encoding(content: bytes) -> str | None:
+    """The encoding to read a page the XML parser refused in: libxml2's HTML parser reads a
+    <meta> charset but not an XML declaration's encoding, and takes undeclared bytes as
+    Latin-1 ("Ð\x9fÑ\x80Ð¸" for "При": a Markdown <details> block). The declaration's
+    encoding; UTF-8 (XML's, and EPUB's, default) for undeclared bytes that read as UTF-8;
+    else None, libxml2's own reading."""
+    head = content[:4096]
+    declared = _XML_ENCODING.match(head.lstrip(b"\xef\xbb\xbf \t\r\n"))
+    if declared:
+        name = declared[1].decode("ascii")
+        try:
+            return codecs.lookup(name).name
+        except LookupError:
+            return None
+    if _META_CHARSET.search(head):
         return None
     try:
         content.decode("utf-8")
     except UnicodeDecodeError:
         return None
-    return html.HTMLParser(encoding="utf-8")
+    return "utf-8"
 
 
 def _lang(el: etree._Element) -> str | None:
@@ -188,6 +223,8 @@ def _walk(el: etree._Element, events: list[Event], lang: str | None, boxed: bool
             _walk(child, events, lang, boxed)
         elif is_chrome(child):
             events.append(Event("chrome"))
+        elif local_name(child) == "br":  # a poem's lines in a <div>: "чудесный!Еще" read one
+            run.append(" ")
         elif not _numbering(child):
             anchors = [a for n in child.iter() if isinstance(n.tag, str) and (a := _anchor_of(n))]
             if anchors:  # a target a contents entry may point to: the text before it is done

@@ -173,6 +173,7 @@ _JUNK = re.compile(r"\s*|[^\w]*\ufffd[^\w]*")
 # C0 control characters but tab and line breaks: text in no format (the PDF modules find an
 # unmapped font's glyphs by them too)
 CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f]")
+_BREAKS = re.compile("[\x0b\x0c]")
 _NOT_RUSSIAN = frozenset("іјѕІЈЅ")  # "dvі", "ASCІІ": not a Russian ending
 _MIXED = re.compile("[a-zA-Z][\u0400-\u04ff]|[\u0400-\u04ff][a-zA-Z]")
 _LETTERS = re.compile("[a-zA-Z\u0400-\u04ff]+")
@@ -229,13 +230,14 @@ def repair_text(doc: ParsedDocument) -> ParsedDocument:
     mapped (U+FFFD: a picture's line and circle pieces) among signs, go."""
     redecode_misread(doc)
     repaired = 0
+    breaks = doc.format != "pdf"
     for _, section in doc.root.walk():
-        section.title, _ = _repaired(section.title)
+        section.title, _ = _repaired(section.title, breaks)
         for block in section.blocks:
-            block.text, fixed = _repaired(block.text)
+            block.text, fixed = _repaired(block.text, breaks)
             repaired += fixed
         section.blocks = [block for block in section.blocks if not _JUNK.fullmatch(block.text)]
-    doc.title, _ = _repaired(doc.title)
+    doc.title, _ = _repaired(doc.title, breaks)
     if repaired:
         doc.warnings.append(
             f"{repaired} passage{'s' if repaired > 1 else ''} held UTF-8 read in an 8-bit encoding"
@@ -252,10 +254,16 @@ def _circled(found: re.Match[str]) -> str:
     return f"{sign} " if found[2] else sign
 
 
-def _repaired(text: str) -> tuple[str, bool]:
-    """`text` repaired, and whether its encoding was."""
+def _repaired(text: str, breaks: bool = False) -> tuple[str, bool]:
+    """`text` repaired, and whether its encoding was. `breaks`: a vertical tab or a form feed
+    is a line break (Word's manual line break, kept by FB2 and EPUB converters: "Текст\vглавы"
+    read "Текстглавы"), not a glyph code as in a PDF (TeX's "ff" ligature)."""
+    if breaks and ("\x0b" in text or "\x0c" in text):
+        text = _BREAKS.sub("\n", text)
     fixed = ftfy.fix_encoding(text) if _SUSPECT.search(text) else text
     encoding_fixed = fixed != text
+    if "\u00ad" in fixed:  # soft hyphens: books hyphenated throughout ("при\xadмер")
+        fixed = fixed.replace("\u00ad", "")
     if "’’" in fixed or "’ ’" in fixed:
         fixed = _BYTES_LITERAL.sub(_unliteral, fixed)
     if "\u0301" in fixed or "\u0300" in fixed or "\u00b4" in fixed or "\u02ca" in fixed:

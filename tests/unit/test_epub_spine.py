@@ -613,3 +613,37 @@ def test_a_page_that_is_not_xml_and_names_no_encoding_is_read_as_utf8() -> None:
     assert sections["Введение"] == ["Пакеты собирают из исходников."]
     assert sections["Сборка"] == ["Пакеты собирают из исходников."]
     assert not doc.warnings
+
+
+def test_named_entities_under_an_xhtml_doctype_are_their_characters() -> None:
+    """Sigil's and InDesign's EPUB 2 pages declare XHTML 1.1's DTD: the XML parser accepted
+    "&nbsp;", "&mdash;" undefined and dropped them ("Здравствуйте, сказал он.Войнаимир").
+    A windows-1251 page whose XML declaration states it, sent to the HTML parser, was read
+    as U+FFFD. Lines of a poem set in a <div> with <br/> were glued ("чудесный!Еще")."""
+    doctype = (
+        '<?xml version="1.0" encoding="{0}"?>\n<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.1//EN"'
+        ' "http://www.w3.org/TR/xhtml11/DTD/xhtml11.dtd">\n'
+    )
+    body = (
+        "<h1>{0}</h1><p>&mdash;&nbsp;Здравствуйте,&nbsp;&mdash; сказал он. &laquo;Война"
+        "&nbsp;и&nbsp;мир&raquo;, 20&nbsp;&deg;C, AT&amp;T.</p>"
+        '<div class="stanza">Мороз и солнце; день чудесный!<br/>Еще ты дремлешь</div>'
+    )
+    page = '<html xmlns="http://www.w3.org/1999/xhtml"><head><title>{0}</title></head><body>'
+    first = doctype.format("utf-8") + page.format("Глава 1") + body.format("Глава 1")
+    # an unclosed <p>: not XML, read as HTML in the declared encoding
+    second = doctype.format("windows-1251") + page.format("Глава 2") + body.format("Глава 2")
+    files = {
+        "nav.xhtml": _nav("ru", [("a.xhtml", "Глава 1"), ("b.xhtml", "Глава 2")]),
+        "a.xhtml": first + "</body></html>",
+        "b.xhtml": (second + "<p>Конец</body></html>").encode("windows-1251"),
+    }
+    doc = parse_document(_epub(files, ["nav.xhtml", "a.xhtml", "b.xhtml"]), "novel.epub")
+    sections = {s.title: [b.text for b in s.blocks] for _, s in doc.root.walk()}
+    expected = [
+        "— Здравствуйте, — сказал он. «Война и мир», 20 °C, AT&T.",
+        "Мороз и солнце; день чудесный! Еще ты дремлешь",
+    ]
+    assert sections["Глава 1"] == expected
+    assert sections["Глава 2"] == [*expected, "Конец"]
+    assert not doc.warnings

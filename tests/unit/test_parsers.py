@@ -398,6 +398,19 @@ def test_fb2_text_set_straight_in_a_section_is_kept() -> None:
     ]
 
 
+def test_fb2_soft_hyphens_and_manual_line_breaks_split_no_word() -> None:
+    """Library FB2s hyphenate long words with soft hyphens ("при\xadмер": PostgreSQL read
+    "мер" and "ом") and keep Word's manual line break, a vertical tab ("Текст\x0bглавы" read
+    "Текстглавы")."""
+    book = """<?xml version="1.0" encoding="utf-8"?>
+<FictionBook xmlns="http://www.gribuser.ru/xml/fictionbook/2.0"><body><section>
+<title><p>Гла\u00adва 1</p></title><p>При\u00adмер пере\u00adноса.</p><p>Текст\x0bглавы.</p>
+</section></body></FictionBook>"""
+    doc = parse_document(book.encode(), "book.fb2")
+    (section,) = [s for _, s in doc.root.walk() if s.title == "Глава 1"]
+    assert [b.text for b in section.blocks] == ["Пример переноса.", "Текст главы."]
+
+
 def test_fb2_that_is_not_xml() -> None:
     with pytest.raises(ParseError, match="FB2"):
         parse_document(b"\x00\x01 not xml", "x.fb2")
@@ -695,7 +708,7 @@ def test_markdown_lines_are_counted_as_markdown_counts_them() -> None:
     doc = parse_document(body.encode(), "notes.md")
     blocks = [(s.title, b.text, b.line_start) for _, s in doc.root.walk() for b in s.blocks]
     assert blocks == [
-        ("T", "First page.", 3),  # the form feed gone (text_repair.py)
+        ("T", "First\n page.", 3),  # the form feed a line break (text_repair.py)
         ("T", "Second\u2028one.", 5),
         ("U", "Third \x85 one.", 9),
     ]
