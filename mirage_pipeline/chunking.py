@@ -349,14 +349,19 @@ def _language(pieces: list[_Piece], content: str) -> str:
     wholly, for a Cyrillic one (a passage of a Russian translation left in English: stemmed
     as Russian, none of its words would match), by a good share for a Latin one (a Russian
     paragraph in a page declared or guessed English). A Russian paragraph beside a listing
-    keeps the declared language."""
+    keeps the declared language. Undeclared, the language is that of the text outside the
+    chunk's listings, when it has any, then judged by its alphabet as a declared one."""
     declared: dict[str, int] = {}
     for piece in pieces:
         if piece.block.lang:
             declared[piece.block.lang] = declared.get(piece.block.lang, 0) + len(piece.text)
     if not declared:
-        return detect_language(content)
-    language = max(declared, key=declared.__getitem__)
+        # a listing's keywords and comments ("if", "is", "the") outvoted the Russian prose
+        # beside it (a chapter of a Russian Markdown book on Python): the prose tells
+        prose = " ".join(piece.text for piece in pieces if piece.block.kind != "code")
+        language = detect_language(prose if cyrillic_share(prose) is not None else content)
+    else:
+        language = max(declared, key=declared.__getitem__)
     share = cyrillic_share(content)
     if share is None:
         return language

@@ -123,6 +123,7 @@ def with_language(doc: ParsedDocument) -> ParsedDocument:
     if doc.metadata.get("language"):
         return doc
     blocks = [b for _, s in doc.root.walk() for b in s.blocks if b.text.strip()]
+    blocks = [b for b in blocks if b.kind != "code"] or blocks  # prose tells, not listings
     sample = blocks[:: max(1, len(blocks) // _LANGUAGE_SAMPLES)]
     language = prevailing_language((b.text, b.lang) for b in sample)
     if language:

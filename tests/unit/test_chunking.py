@@ -218,6 +218,31 @@ def test_language_per_chunk(count) -> None:
     assert [c.lang for c in chunks] == ["ru", "en"]
 
 
+def test_a_russian_chapter_with_a_listing_is_russian(count) -> None:
+    """A Russian Markdown book on Python: a chunk of prose around a listing (35 % of its
+    letters Cyrillic) was English, the listing's keywords and comments ("is", "the", "if")
+    counting as English words — stemmed as English, the Russian words matched nothing — and
+    so was the book. A README in English with Russian examples in its listings is English."""
+    book = (
+        "# Глава 5\n\nДекоратор — это функция, которая принимает другую функцию и расширяет "
+        "её поведение. Рассмотрим пример.\n\n```python\ndef timer(func):\n"
+        '    """Print the runtime of the decorated function, if it is not the main one."""\n'
+        "    start = time.perf_counter()  # this is the start time\n"
+        "    if func is None or not callable(func):\n        return func\n```\n\n"
+        "Здесь `wrapper` вызывает исходную функцию.\n"
+    )
+    doc = parse_document(book.encode(), "book.md")
+    assert doc.metadata["language"] == "ru"
+    assert [c.lang for c in chunk_document(doc, count, ChunkingPolicy.for_window(512))] == ["ru"]
+    readme = (
+        "# Natasha\n\nThe library solves basic tasks of the processing of Russian text, "
+        "and it is fast.\n\n```python\n>>> text = 'Посол Израиля на Украине Йоэль Лион "
+        "признался, что пришел в шок'\n>>> doc = Doc(text)\n```\n\n"
+        "It splits the text into tokens and sentences, and it tags them.\n"
+    )
+    assert parse_document(readme.encode(), "README.md").metadata["language"] == "en"
+
+
 def test_inspect_json_and_failure(tmp_path, monkeypatch) -> None:
     from mirage_query.cli import cli
 
