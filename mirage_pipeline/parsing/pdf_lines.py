@@ -25,7 +25,7 @@ _FLAGS = pymupdf.TEXT_PRESERVE_WHITESPACE | pymupdf.TEXT_MEDIABOX_CLIP
 _DIGITS = re.compile(r"\d+")
 # Dot leaders of a printed table of contents: ". . . . ." or "........"
 LEADER = re.compile(r"(?:\.[ \u00a0]{1,3}){4,}\.|\.{5,}|…{3,}")
-_ENTRY_END = re.compile(r"(?:^|\s)(?:\d{1,4}|[ivxlcdm]{1,7})$", re.IGNORECASE)
+_ENTRY_END = re.compile(r"(?:^|\s|\.\.|…)(?:\d{1,4}|[ivxlcdm]{1,7})$", re.IGNORECASE)
 # an entry's first row, its title going on in the next: "3.4.1 Системске променљиве на"
 _ENTRY_START = re.compile(r"^(?:\d{1,2}(?:\.\d{1,2})*|[A-ZА-Я](?:\.\d{1,2})+)\.?\s+\w")
 CONTENTS_TITLE = re.compile(

@@ -178,7 +178,25 @@ def _edge_rows(page: PageLines, outer: float = 0.12) -> dict[Line, str]:
         height = max(ln.y1 - ln.y0 for ln in row)
         if gap >= 0.8 * height:
             found.update({ln: zone for ln in row})
+        elif zone == "top" and rest:
+            found.update({ln: zone for ln in _wrapped_head(row, rest, height)})
     return found
+
+
+def _wrapped_head(row: list[Line], rest: list[Line], height: float) -> list[Line]:
+    """A running head wrapped onto a second, shorter row right under the first, both apart
+    from the body: LibreOffice's "Руководство … — Глава 1. Хорошее начало — половина" /
+    "дела" on an A5 page. Its rows, or none."""
+    second = [ln for ln in rest if ln.y0 <= rest[0].y0 + 2]
+    below = [ln for ln in rest if ln.y0 > rest[0].y0 + 2]
+    if not below or rest[0].y0 - row[0].y0 > 1.6 * height:
+        return []
+    if sum(len(ln.text) for ln in second) >= sum(len(ln.text) for ln in row):
+        return []  # a wrapped head's rest is shorter than its first row
+    if {round(ln.size) for ln in second} != {round(ln.size) for ln in row}:
+        return []
+    gap = min(ln.y0 for ln in below) - max(ln.y1 for ln in second)
+    return [*row, *second] if gap >= 0.8 * height else []
 
 
 def _lone_page_numbers(

@@ -204,6 +204,58 @@ def test_running_heads_with_a_section_title_and_a_page_number_are_dropped() -> N
     assert doc.metadata["running_lines_removed"] == 16
 
 
+def test_a_running_head_wrapped_onto_a_second_row_is_dropped() -> None:
+    """LibreOffice on an A5 page: "Debian New Maintainers' Guide — Chapter 1. Getting
+    started the right" / "way" over the text, its chapter title changing as chapters do: each
+    page's head and its last word "way" were indexed, a paragraph broken across pages was cut
+    by them ("…«Where to ask" / head / "for help»")."""
+    chapters = ["Getting started the right way", "First steps", "Other requirements"]
+    body = [
+        "The rewrite of this tutorial document with updated contents and more practical",
+        "examples is available online, and it covers the newer tools in more depth.",
+        "",
+        "Here is a second paragraph with words of its own, so that each page has a body",
+        "of a few lines under its head, as in the book.",
+    ]
+    pages = []
+    for number in range(1, 10):
+        head = f"Debian New Maintainers' Guide — Chapter {(number - 1) // 3 + 1}. "
+        chapter = chapters[(number - 1) // 3]
+        if chapter.endswith("right way"):  # too long for the row: wrapped
+            rows = [
+                (60, 40, head + chapter.removesuffix(" way"), "helv", 9),
+                (60, 51, "way", "helv", 9),
+            ]
+        else:
+            rows = [(60, 40, head + chapter, "helv", 9)]
+        pages.append([*rows, *[r for r in _lines(60, 75, body) if r[2]]])
+    doc = parse_document(_pdf(pages), "maint-guide.pdf")
+    text = _text(doc)
+    assert "Maintainers' Guide" not in text and "\nway" not in text and not text.startswith("way")
+    assert text.count("The rewrite of this tutorial document") == 9
+
+
+def test_libreoffice_contents_with_the_page_number_against_the_leader_are_dropped() -> None:
+    """LibreOffice sets a contents entry's page number right after its dots ("Chapter 1.
+    Getting started.....3"): no entry was seen, the contents were indexed as paragraphs."""
+    entries = [
+        f"{title}{'.' * (70 - len(title))}{page}"
+        for title, page in [
+            ("Chapter 1. Getting started the right way", 3),
+            ("1.1. Social dynamics of Debian", 4),
+            ("1.2. Programs needed for development", 6),
+            ("1.3. Documentation needed for development", 8),
+            ("Chapter 2. First steps", 10),
+        ]
+    ]
+    first = [(60, 60, "Contents", "hebo", 14), *_lines(60, 90, entries)]
+    body = ["Debian is made by volunteers, and a package is what they make and look after."]
+    doc = parse_document(_pdf([first, _lines(60, 100, body * 3)]), "guide.pdf")
+    text = _text(doc)
+    assert "Social dynamics" not in text and "First steps" not in text
+    assert text.count("Debian is made by volunteers") == 3
+
+
 def test_running_heads_under_a_proof_stamp_are_dropped() -> None:
     """impatient: a printer's proof sets a stamp above the running head on every page — the
     date, a sheet number flush right ("No 9", "No 10") and the book's title — so the head
