@@ -246,17 +246,25 @@ def _same_paragraph(
     if code:
         return 0 < step <= _CODE_STEP_MAX * last.size
     hyphenated = line.text[:1].islower() and bool(_HYPHENATED.search(last.text))
-    start = last.x0
-    if hyphenated:  # a justified line may come in pieces ("строками," … "функциями-" on one
-        # row): a word broken at its end goes on at the row's start, not its last piece's
-        start = min(
-            (ln.x0 for ln in paragraph[-8:] if ln.page == last.page and abs(ln.y0 - last.y0) < 1),
-            default=last.x0,
-        )
+    # a line may come in pieces ("строками," … "функциями-", "(смотрите" + a path in a
+    # monospaced font, each its own block): a broken word, or prose after a word set in a
+    # monospaced font, goes on at the row's start
+    row = [ln for ln in paragraph[-8:] if ln.page == last.page and abs(ln.y0 - last.y0) < 1]
+    row = sorted(row, key=lambda ln: ln.x0) or [last]
+    # … and such a word, a size smaller, may wrap onto a line of its own: "…Смотрите info
+    # autoconf и info" / "automake." (LibreOffice) was a code block; not prose after a
+    # listing's line (numbered: "500 % \\Declare…")
+    mixed = (
+        (line.mono or any(ln.mono for ln in row))
+        and any(not ln.mono and _LETTERS.search(ln.text) for ln in row)
+        # flush with the row (not the next item of a list) or a word broken across them
+        and (hyphenated or abs(line.x0 - row[0].x0) <= 1)
+    )
+    start = row[0].x0 if hyphenated or mixed else last.x0
     first = _first_letter(line.text)
     if not (
         first
-        and abs(line.size - last.size) <= 0.5
+        and abs(line.size - last.size) <= (0.15 * max(line.size, last.size) if mixed else 0.5)
         and 0 < step <= _LINE_STEP_MAX * last.size
         and abs(line.x0 - start) <= _COLUMN_SLACK * last.size
     ):
@@ -272,7 +280,7 @@ def _same_paragraph(
             if other.page == last.page
         )
     )
-    ends = _SENTENCE_END if first.islower() else _CLAUSE_END
+    ends = _SENTENCE_END if first.islower() and not mixed else _CLAUSE_END
     return full and not last.text.endswith(ends)
 
 
@@ -301,6 +309,7 @@ def _listing_lines(lines: list[Line]) -> set[int]:
     return found
 
 
+_LETTERS = re.compile(r"[^\W\d_]")
 _BROKEN_TITLE = re.compile(r"(?<=[^\W\d_]-) (?=[^\W\d_])")
 # a footnote's mark after a word of a title ("Пакет pst-eucl¹"), not a unit's power ("м²")
 NOTE_MARKS = re.compile(r"(?<=[^\W\d_]{3})[⁰¹²³⁴⁵⁶⁷⁸⁹]+(?=[\s,.;:)]|$)")

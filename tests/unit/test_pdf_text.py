@@ -604,6 +604,37 @@ def test_bullet_lines_are_list_items_not_headings() -> None:
     assert [b.text for b in annex.blocks][2:4] == ["· ldconfig", "· sln"]
 
 
+def test_a_name_in_a_smaller_monospaced_font_wrapped_onto_its_own_line_ends_the_sentence() -> None:
+    """LibreOffice sets code words a size smaller: a sentence whose last word, a command or a
+    path, wrapped onto a line of its own ("…see info autoconf and info" / "automake.") became
+    a paragraph and a code block, the sentence cut (25 of the 75 code blocks of a book). A
+    listing after a sentence ending in a colon stays apart, as does prose after a listing."""
+    prose = [
+        "To edit the configure.ac and Makefile.am files you need to know the two tools",
+        "autoconf and automake, and how they work together to make the build; see info",
+    ]
+    runs = [(60, 80 + 13.8 * n, text, "helv", 10) for n, text in enumerate(prose)]
+    # LibreOffice's step (a block of its own), the full stop in the text's font
+    runs += [
+        (60, 107.6, "automake", "cour", 9),
+        (_after(60, "automake", "cour", 9), 107.6, ".", "helv", 10),
+    ]
+    colon = "Run the next command in the folder of the source tree of the package:"
+    runs += [(60, 130, colon, "helv", 10)]
+    runs += [
+        (78, 146, "autoreconf -i -f", "cour", 9),
+        (78, 157, "./configure --prefix=/usr", "cour", 9),
+    ]
+    runs += [(60, 174, "The second step is for the user, who runs configure and make.", "helv", 10)]
+    blocks = [(b.kind, b.text) for b in _blocks(parse_document(_pdf([runs]), "guide.pdf"))]
+    assert blocks == [
+        ("paragraph", " ".join(prose) + " automake."),
+        ("paragraph", colon),
+        ("code", "autoreconf -i -f\n./configure --prefix=/usr"),
+        ("paragraph", "The second step is for the user, who runs configure and make."),
+    ]
+
+
 def test_list_marks_set_apart_from_their_items_are_joined_to_them() -> None:
     """ReportLab's (as Word's and LibreOffice's) lists set a tab between "•" and the item: the
     marks read as a table's first column ("• | What is Python?"), and the paragraph after the
