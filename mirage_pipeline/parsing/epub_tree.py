@@ -18,8 +18,11 @@ from mirage_pipeline.parsing.html_blocks import Event, XhtmlDocument
 from mirage_pipeline.parsing.model import Section
 
 _NOT_WORD = re.compile(r"[\W_]+")
+# a chapter's number, with its word or alone: "Глава 1", "Chapter IV.", "III", "5" (numerals
+# in one case: "Civil", "Mix" and "Did" are words)
 _NUMBERING = re.compile(
-    r"^\s*(?:chapter|глава|розділ|part|часть|частина)?\s*(?:\d+|[ivxlcdm]+)\b[.:)]?\s*", re.I
+    r"^\s*(?i:chapter|глава|розділ|part|часть|частина)?\s*(?:\d+|[IVXLCDM]+|[ivxlcdm]+)\b"
+    r"[.:)]?\s*"
 )
 
 
@@ -93,8 +96,17 @@ _SECTION_NUMBER = re.compile(r"^\s*(?:\d{1,3}|[A-Z])(?:\.\d{1,3})*\.?\s+(?=\S)")
 
 
 def _same_title(a: str, b: str) -> bool:
-    a, b = _norm(a), _norm(b)
-    return bool(a and b and (a in b or b in a))
+    """Whether two titles name one section: their words but numbering, one in the other; or,
+    a title that is only a number ("Глава 2" for the contents' "Глава 2. День"), the number."""
+    a_words, b_words = _norm(a), _norm(b)
+    if not a_words or not b_words:
+        return _numbering(a) == _numbering(b)
+    return a_words in b_words or b_words in a_words
+
+
+def _numbering(title: str) -> str | None:
+    found = _NUMBERING.match(title.casefold())
+    return _NOT_WORD.sub("", found[0]) if found else None
 
 
 class _TreeBuilder:
@@ -112,7 +124,14 @@ class _TreeBuilder:
         self, d: SpineDocument, before: SpineDocument | None, entries: list[tuple[int, int, str]]
     ) -> None:
         events = [e for e in d.doc.events if e.kind != "anchor"]
-        headings = [e.level for e in events if e.kind == "heading" and _norm(e.text)]
+        # a bare number over the real heading ("190" / "The Crossing") is no heading; one
+        # over text is the chapter's only title (a novel's "Глава 1", "III")
+        events = [
+            e
+            for e, after in zip(events, [*events[1:], None], strict=False)
+            if not (e.kind == "heading" and not _norm(e.text) and after and after.kind == "heading")
+        ]
+        headings = [e.level for e in events if e.kind == "heading"]
         if entries and self.saved is not None:  # back in the TOC after documents outside it
             self.stack, self.toc_level, self.toc_title = self.saved
             self.saved = None
@@ -184,15 +203,14 @@ class _TreeBuilder:
             target.blocks.append(event.block)
 
     def _heading(self, event: Event) -> None:
-        if not _norm(event.text):
-            return  # a bare number ("190") above the real heading
         if self.toc_title and _same_title(event.text, self.toc_title):
             # the heading of the TOC entry itself; its section number too, when the contents
             # leave it out (Sphinx: "<span class="section-number">2.2. </span>Archive areas")
             numbered = _SECTION_NUMBER.match(event.text)
             if numbered and event.text[numbered.end() :].strip() == self.toc_title.strip():
                 self.stack[-1].title = " ".join(event.text.split())
-            self.toc_title = ""
+            if _norm(event.text):  # not yet for its bare number: the title may follow
+                self.toc_title = ""
             return
         level = self.toc_level + event.level
         while self.stack[-1].level >= level and self.stack[-1].level > self.toc_level:

@@ -647,3 +647,32 @@ def test_named_entities_under_an_xhtml_doctype_are_their_characters() -> None:
     assert sections["Глава 1"] == expected
     assert sections["Глава 2"] == [*expected, "Конец"]
     assert not doc.warnings
+
+
+def test_chapters_titled_by_their_number_alone_are_sections() -> None:
+    """A novel whose contents list its parts only: each chapter's heading is "Глава 1",
+    "III" or "5" — and was dropped as "a bare number above the real heading", the whole part
+    one section (as were one-word titles of Roman letters: "Civil", "Mix"). A number over the
+    real title stays no section of its own, and the contents' "Глава 2. Утро" takes its
+    "Глава 2" heading."""
+    part = (
+        "<h1>Часть первая</h1><h2>Глава 1</h2><p>Текст первой главы.</p><h2>III</h2>"
+        "<p>Текст третьей.</p><h2>Civil</h2><p>Гражданская.</p><h2>190</h2><h2>Конец</h2>"
+        "<p>Последняя.</p>"
+    )
+    second = "<h2>Глава 2</h2><p>Текст второй части.</p>"
+    files = {
+        "nav.xhtml": _nav("ru", [("a.xhtml", "Часть первая"), ("b.xhtml", "Глава 2. Утро")]),
+        "a.xhtml": _page("Часть первая", part),
+        "b.xhtml": _page("Глава 2", second),
+    }
+    doc = parse_document(_epub(files, ["nav.xhtml", "a.xhtml", "b.xhtml"]), "novel.epub")
+    sections = [(s.level, s.title, [b.text for b in s.blocks]) for _, s in doc.root.walk()]
+    assert sections[1:] == [
+        (1, "Часть первая", []),
+        (2, "Глава 1", ["Текст первой главы."]),
+        (2, "III", ["Текст третьей."]),
+        (2, "Civil", ["Гражданская."]),
+        (2, "Конец", ["Последняя."]),
+        (1, "Глава 2. Утро", ["Текст второй части."]),
+    ]
