@@ -30,6 +30,7 @@ _BLOCKS = {
     "ol": "list",
     "dl": "list",
     "figcaption": "paragraph",
+    "summary": "paragraph",  # a <details> box's title: "ОтветСорок два." read one
 }
 _HEADINGS = {f"h{n}": n for n in range(1, 7)}
 _CONTAINERS = {

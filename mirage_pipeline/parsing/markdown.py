@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import bisect
+import html
 import itertools
 import re
+import tomllib
 from collections.abc import Callable
 from typing import Any
 
@@ -15,8 +17,10 @@ from markdown_it.common.utils import normalizeReference
 from mirage_pipeline.parsing.html_blocks import read_xhtml
 from mirage_pipeline.parsing.model import Block, ParsedDocument, Section
 from mirage_pipeline.parsing.text import decode_text
+from mirage_pipeline.parsing.text_numbering import KEYWORD
 
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n(.*?\r?\n)?(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.S)
+_TOML_FRONT_MATTER = re.compile(r"\A\+\+\+[ \t]*\r?\n(.*?\r?\n)?\+\+\+[ \t]*(?:\r?\n|\Z)", re.S)
 _NEWLINE = re.compile(r"\r\n?")
 _BLOCK_KINDS = {
     "paragraph_open": "paragraph",
@@ -46,11 +50,13 @@ _BREAKING_NAMES = (
 _INLINE_TAG = re.compile(rf"</?(?:{_TAG_NAMES})(?:\s[^<>]*)?/?>", re.I)
 _BREAKING_TAG = re.compile(rf"</?(?:{_BREAKING_NAMES})(?:\s[^<>]*)?/?>", re.I)
 _TARGET = r"\((?:[^()\s]|\([^()\s]*\))*(?:\s+\"[^\"]*\")?\)"
-_IMAGE = re.compile(r"!\[([^\]\n]*)\]" + _TARGET)
+_ATTRIBUTE_LIST = r"(?:\{[^{}\n]*\})?"  # pandoc's "{#fig:loss width=80%}" after an image
+_IMAGE = re.compile(r"!\[([^\]\n]*)\]" + _TARGET + _ATTRIBUTE_LIST)
 _LINK = re.compile(r"\[([^\]\n]*(?:\n[^\]\n]*)?)\]" + _TARGET)  # its text wrapped once at most
 # images, each maybe inside a link, inline or by reference: a paragraph of nothing else
 _IMAGES = re.compile(
-    rf"(?:\[\s*)?!\[[^\]\n]*\](?:{_TARGET}|\[[^\]\n]*\])(?:\s*\](?:{_TARGET}|\[[^\]\n]*\]))?"
+    rf"(?:\[\s*)?!\[[^\]\n]*\](?:{_TARGET}|\[[^\]\n]*\]){_ATTRIBUTE_LIST}"
+    rf"(?:\s*\](?:{_TARGET}|\[[^\]\n]*\]))?"
 )
 # a reference link, full ("[text][label]"), collapsed ("[text][]") or shortcut ("[text]")
 _REFERENCE = re.compile(r"!?\[([^\[\]\n]+(?:\n[^\[\]\n]+)?)\](?:\[([^\[\]\n]*)\])?")
@@ -77,18 +83,24 @@ _COMMENT_OR_CODE = re.compile(f"<!--.*?-->|{_CODE_SPAN.pattern}", re.S)
 
 
 def split_front_matter(text: str) -> tuple[dict[str, Any], str, int, list[str]]:
-    """(metadata, body, lines taken by the front matter, warnings)."""
-    match = _FRONT_MATTER.match(text)
+    """(metadata, body, lines taken by the front matter, warnings). YAML between "---" lines,
+    or TOML between "+++" lines (Hugo's). A block that is no mapping is no front matter but
+    text between two rules ("---", a heading and paragraphs, "---": its text was lost); one
+    that does not parse stays text, with a warning."""
+    match = _FRONT_MATTER.match(text) or _TOML_FRONT_MATTER.match(text)
     if not match:
         return {}, text, 0, []
     consumed = match.group(0).count("\n")
+    toml = match.re is _TOML_FRONT_MATTER
     try:
-        loaded = yaml.safe_load(match.group(1) or "")
-    except yaml.YAMLError as exc:
+        loaded = (
+            tomllib.loads(match.group(1) or "") if toml else yaml.safe_load(match.group(1) or "")
+        )
+    except (yaml.YAMLError, tomllib.TOMLDecodeError) as exc:
         reason = str(exc).splitlines()[0]
-        return {}, text[match.end() :], consumed, [f"front matter is not valid YAML: {reason}"]
+        return {}, text, 0, [f"front matter is not valid {'TOML' if toml else 'YAML'}: {reason}"]
     if not isinstance(loaded, dict):
-        return {}, text[match.end() :], consumed, ["front matter is not a YAML mapping"]
+        return {}, text, 0, []
     return loaded, text[match.end() :], consumed, []
 
 
@@ -145,7 +157,10 @@ def parse_markdown(data: bytes, name: str) -> ParsedDocument:
             elif tok.type == "html_block":
                 found = _html_blocks(raw)
             elif tok.type == "paragraph_open" and not _IMAGES.sub("", raw).strip():
-                found = []  # a README's badges ("[![CI](…svg)](…)"): their words are no text
+                # a README's badges ("[![CI](…svg)](…)"): their words are no text; a figure's
+                # alt text is its caption ("![Рис. 3.1. Общая схема](arch.png)": pandoc's,
+                # bookdown's, GitBook's)
+                found = [("paragraph", _captions(raw))]
             elif _BLOCK_KINDS[tok.type] != "code":
                 found = [(_BLOCK_KINDS[tok.type], _without_markup(raw, labels).strip("\n"))]
             else:
@@ -156,8 +171,8 @@ def parse_markdown(data: bytes, name: str) -> ParsedDocument:
                 if text.strip()
             )
         i += 1
-    if first_h1 is not None and h1s > 1 and _NUMBERED.match(first_h1):
-        first_h1 = None  # "# 1. Введение", then "# 2. Установка": chapters, not a title
+    if first_h1 is not None and h1s > 1 and (_NUMBERED.match(first_h1) or KEYWORD.match(first_h1)):
+        first_h1 = None  # "# 1. Введение" or "# Глава 1. Начало", then more: chapters, not a title
     title = str(front.get("title") or first_h1 or name.rsplit(".", 1)[0])
     metadata = {k: _jsonable(v) for k, v in front.items()}
     return ParsedDocument(
@@ -169,15 +184,16 @@ def _without_markup(text: str, labels: frozenset[str] = frozenset()) -> str:
     """`text` without its HTML comments and the tags of inline HTML, links and images as their
     text (reference links to `labels`, the document's link definitions, too), but those quoted
     in `code spans`; a comment is left out whole, the code spans it holds with it (Node.js's
-    `<!-- YAML … description: The `mode` argument … -->`)."""
+    `<!-- YAML … description: The `mode` argument … -->`). HTML's entities are their
+    characters outside code spans ("&laquo;", "&nbsp;": Markdown converted from HTML)."""
     text = _links_as_text(text, labels)
     out, at = [], 0
     for found in _COMMENT_OR_CODE.finditer(text):
-        out.append(_strip_html(text[at : found.start()]))
+        out.append(_unescaped(_strip_html(text[at : found.start()])))
         if not found.group(0).startswith("<!--"):
             out.append(found.group(0))
         at = found.end()
-    text = "".join(out) + _strip_html(text[at:])
+    text = "".join(out) + _unescaped(_strip_html(text[at:]))
     return "\n".join(line.rstrip() for line in text.split("\n"))
 
 
@@ -251,6 +267,25 @@ def _html_blocks(raw: str) -> list[tuple[str, str]]:
         if event.block is not None or event.kind == "heading"
     ]
     return found or [("html", _without_markup(raw).strip("\n"))]
+
+
+# an entity with its semicolon: "&not" in "?a=1&notify=1" is a URL's, not "¬"
+_ENTITY = re.compile(r"&(?:#\d{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
+
+
+def _unescaped(text: str) -> str:
+    return _ENTITY.sub(lambda found: html.unescape(found[0]), text) if "&" in text else text
+
+
+def _captions(raw: str) -> str:
+    """The alt texts of a paragraph's images that are not links (badges are) and hold a few
+    words (not "logo", "CI"), a line each."""
+    alts = [
+        found[1].strip()
+        for found in _IMAGE.finditer(raw)
+        if not raw[: found.start()].rstrip().endswith("[")
+    ]
+    return "\n".join(alt for alt in alts if len(alt.split()) >= 2)
 
 
 def _strip_html(text: str) -> str:

@@ -991,6 +991,37 @@ def test_markdown_html_block_that_is_not_xml_keeps_its_cyrillic() -> None:
     assert not doc.warnings
 
 
+def test_markdown_books_front_matter_titles_figures_and_entities() -> None:
+    """Markdown books as pandoc, bookdown and Hugo write them: TOML front matter ("+++") was a
+    paragraph and the title the file's name; "# Глава 1. Начало" over chapters was the book's
+    title; a figure's caption, its image's alt text, was dropped with the badges (and its
+    "{#fig:arch width=80%}" kept); "&laquo;", "&nbsp;" stood in the text as written; a
+    <details> box's title ran into its text. A file opening with a rule, a heading and text
+    up to the next rule lost them as front matter that was no mapping."""
+    book = (
+        '+++\ntitle = "Руководство"\nweight = 10\n+++\n\n# Глава 1. Начало\n\n'
+        "Текст &laquo;в кавычках&raquo;&nbsp;и AT&amp;T, http://x.org/?a=1&notify=1 "
+        "&mdash; конец.\n\n![Рис. 3.1. Общая схема архитектуры](arch.png){#fig:arch width=80%}"
+        "\n\n[![CI status](https://ci.example.org/badge.svg)](https://ci.example.org)\n\n"
+        "<details><summary>Ответ</summary>Сорок два.</details>\n\n"
+        "# Глава 2. Продолжение\n\nЕщё текст.\n"
+    )
+    doc = parse_document(book.encode(), "book.md")
+    assert (doc.title, doc.metadata["weight"]) == ("Руководство", 10)
+    assert _block_texts(doc) == [
+        "Текст «в кавычках»\u00a0и AT&T, http://x.org/?a=1&notify=1 — конец.",
+        "Рис. 3.1. Общая схема архитектуры",
+        "Ответ",
+        "Сорок два.",
+        "Ещё текст.",
+    ]
+    chapters = "# Chapter 1: Getting Started\n\nText.\n\n# Chapter 2: Configuration\n\nMore.\n"
+    assert parse_document(chapters.encode(), "guide.md").title == "guide"
+    ruled = "---\n\n# Эпиграф\n\nПервый абзац.\n\n---\n\nТекст.\n"
+    doc = parse_document(ruled.encode(), "notes.md")
+    assert _block_texts(doc) == ["Первый абзац.", "Текст."] and not doc.warnings
+
+
 def test_a_manual_page_as_text_has_its_sections() -> None:
     """`man ls > ls.txt`: each title at the margin with its text indented right under it, no
     blank line between, was read as one paragraph with its text: no section at all. A term
