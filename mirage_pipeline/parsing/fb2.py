@@ -19,12 +19,14 @@ from typing import Any
 import defusedxml.ElementTree as SafeET
 from defusedxml import DefusedXmlException
 
+from mirage_pipeline.parsing.html_blocks import SUPERSCRIPT
 from mirage_pipeline.parsing.model import Block, ParsedDocument, ParseError, Section
 from mirage_pipeline.parsing.xml_elements import (
     child,
     children,
     element_text,
     local_name,
+    numeric_entities,
     parse_recovering,
 )
 
@@ -47,6 +49,41 @@ def _without_controls(data: bytes) -> bytes:
     return _CONTROL_BYTES.sub(lambda found: b"\n" if found[0] in b"\x0b\x0c" else b"", data)
 
 
+_BARE_AMPERSAND = re.compile(rb"&(?!#\d{1,7};|#[xX][0-9a-fA-F]{1,6};|[A-Za-z_][\w.-]{0,31};)")
+# a tag, and what is no tag but may hold "<" (a comment, CDATA, a declaration)
+_MARKUP = re.compile(
+    rb"<(/?)([A-Za-z_][\w.:-]*)(?:\s[^<>]*?)?(/?)>|<!--.*?-->|<!\[CDATA\[.*?\]\]>|<[?!][^>]*>", re.S
+)
+
+
+def _balanced(data: bytes) -> bytes:
+    """`data` with its end tags matching: a stray one ("</section>" closing nothing, "</p>"
+    after a closed paragraph) goes, and elements left open close with their parent. libxml2's
+    recovery closed the body at a stray end tag: the rest of the book, its notes with it,
+    was lost; an unclosed <p> nested every later chapter in it."""
+    out: list[bytes] = []
+    stack: list[bytes] = []
+    at = 0
+    for found in _MARKUP.finditer(data):
+        closing, name, empty = found.group(1, 2, 3)
+        if name is None or empty:
+            continue
+        if not closing:
+            stack.append(name)
+        elif name not in stack:
+            out.append(data[at : found.start()])
+            at = found.end()
+        else:
+            left_open = []
+            while stack[-1] != name:
+                left_open.append(stack.pop())
+            stack.pop()
+            if left_open:
+                out += [data[at : found.start()], *(b"</%s>" % n for n in left_open)]
+                at = found.start()
+    return b"".join([*out, data[at:]])
+
+
 def _load(data: bytes) -> tuple[Any, list[str]]:
     data = _without_controls(data)
     try:
@@ -55,6 +92,15 @@ def _load(data: bytes) -> tuple[Any, list[str]]:
         raise ParseError(f"unsafe FB2: {exc} (entity expansion or external references)") from None
     except ET.ParseError as exc:
         strict_error = str(exc)
+    if data[:2] not in (b"\xff\xfe", b"\xfe\xff") and b"\x00" not in data[:64]:
+        # HTML's entities undeclared ("&nbsp;" stayed as text), a bare "&" ("AT&T" read
+        # "AT"), end tags that do not match
+        data = _balanced(_BARE_AMPERSAND.sub(b"&amp;", numeric_entities(data)))
+        try:
+            root = SafeET.fromstring(data, forbid_dtd=False)
+            return root, [f"FB2 is not well-formed XML ({strict_error}); its markup was mended"]
+        except (DefusedXmlException, ET.ParseError):
+            pass
     root = parse_recovering(data)
     if root is None:
         raise ParseError(f"corrupt FB2: not well-formed XML ({strict_error})")
@@ -81,8 +127,11 @@ def parse_fb2(data: bytes, name: str) -> ParsedDocument:
         genres = [element_text(g) for g in children(info, "genre") if element_text(g)]
         if genres:
             metadata["genres"] = genres
-        if element_text(child(info, "annotation")):
-            metadata["annotation"] = element_text(child(info, "annotation"))[:1000]
+        about = child(info, "annotation")
+        # its paragraphs apart: "книги.Вторая" read one word
+        annotation = " ".join(element_text(p) for p in about) if about is not None else ""
+        if annotation.strip() or element_text(about):
+            metadata["annotation"] = " ".join(annotation.split() or [element_text(about)])[:1000]
     bodies = children(root, "body")
     if not bodies:
         raise ParseError("corrupt FB2: the book has no <body>")
@@ -123,6 +172,7 @@ def _title(el: Any) -> str:
 
 _INLINE = {"a", "strong", "emphasis", "style", "strikethrough", "sub", "sup", "code"}
 _WORD = re.compile(r"\w")
+_POEM_LINES = {"p", "v", "subtitle", "text-author", "date"}
 
 
 def _fill(section: Section, el: Any, top: bool = False) -> None:
@@ -145,7 +195,7 @@ def _fill(section: Section, el: Any, top: bool = False) -> None:
                     sub.title = f"{len(section.children) + 1}"
                 section.children.append(sub)
             current = section  # text after a sub-section belongs to the parent again
-        elif kind == "subtitle" and element_text(node):
+        elif kind == "subtitle" and _WORD.search(element_text(node)):  # not "* * *"
             current = Section(title=element_text(node), level=section.level + 1)
             section.children.append(current)
         elif kind == "title":
@@ -188,19 +238,38 @@ def _lead_section(root: Section, title: str) -> Section:
     return front
 
 
+def _text(el: Any) -> str:
+    """A paragraph's text, a note reference's number raised ("одна<a type="note">2</a>"
+    read "одна2", a word no search finds; "одна²" as EPUB and PDF notes read)."""
+    if not any(node.get("type") == "note" for node in el.iter()):
+        return element_text(el)
+    parts = [el.text or ""]
+    for node in el:
+        mark = element_text(node).strip("[]{}") if node.get("type") == "note" else ""
+        if mark.isdigit():
+            parts[-1] = parts[-1].rstrip(" ")
+            parts.append(mark.translate(SUPERSCRIPT))
+        else:
+            parts.append(_text(node))
+        parts.append(node.tail or "")
+    return " ".join("".join(parts).split())
+
+
 def _block(el: Any, kind: str) -> Block | None:
     if kind in ("p", "text-author"):
-        text = element_text(el)
-        return Block("paragraph", text) if text else None
+        text = _text(el)
+        return Block("paragraph", text) if _WORD.search(text) else None  # not "* * *"
     if kind in ("epigraph", "cite", "annotation"):
-        lines = [element_text(p) for p in el if element_text(p)]
+        lines = []
+        for part in el:
+            if local_name(part) == "poem":  # its lines apart: "один,строка два" read one word
+                poem = _block(part, "poem")
+                lines += [poem.text] if poem is not None else []
+            elif element_text(part):
+                lines.append(_text(part))
         return Block("quote", "\n".join(lines)) if lines else None
-    if kind == "poem":
-        lines = [
-            element_text(v)
-            for v in el.iter()
-            if local_name(v) in ("v", "subtitle") and element_text(v)
-        ]
+    if kind == "poem":  # its title, epigraph, lines, author and date, a line each
+        lines = [_text(v) for v in el.iter() if local_name(v) in _POEM_LINES and element_text(v)]
         return Block("quote", "\n".join(lines)) if lines else None
     if kind == "table":
         rows = [

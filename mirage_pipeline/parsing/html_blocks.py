@@ -6,7 +6,6 @@ from __future__ import annotations
 import codecs
 import re
 from dataclasses import dataclass, field
-from html.entities import html5
 
 from lxml import etree, html
 
@@ -18,7 +17,7 @@ from mirage_pipeline.parsing.html_chrome import (
     is_toc_nav,
 )
 from mirage_pipeline.parsing.model import Block
-from mirage_pipeline.parsing.xml_elements import element_text, local_name
+from mirage_pipeline.parsing.xml_elements import element_text, local_name, numeric_entities
 
 _SKIP = {"script", "style", "head", "title", "noscript", "svg", "math", "template", "img"}
 _BLOCKS = {
@@ -103,8 +102,8 @@ def read_xhtml(content: bytes) -> XhtmlDocument:
 
 def _parse(content: bytes) -> etree._Element | None:
     """Well-formed XHTML as XML; anything else (unclosed tags, stray ones) as HTML. HTML's
-    named entities are character references first (_numeric_entities)."""
-    content = _numeric_entities(content)
+    named entities are character references first (numeric_entities)."""
+    content = numeric_entities(content)
     try:
         return etree.fromstring(
             content, etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=False)
@@ -115,27 +114,6 @@ def _parse(content: bytes) -> etree._Element | None:
         return html.fromstring(content, parser=html.HTMLParser(encoding=_html_encoding(content)))
     except (etree.ParserError, ValueError):
         return None
-
-
-# HTML's named entities but XML's own five ("&amp;" stays), as their characters' references
-_ENTITY = re.compile(rb"&([A-Za-z][A-Za-z0-9]{1,31});")
-_REFERENCES = {
-    name[:-1].encode(): "".join(f"&#{ord(c)};" for c in text).encode()
-    for name, text in html5.items()
-    if name.endswith(";") and name[:-1] not in ("amp", "lt", "gt", "quot", "apos")
-}
-
-
-def _entity(found: re.Match[bytes]) -> bytes:
-    return _REFERENCES.get(found[1], found[0])
-
-
-def _numeric_entities(content: bytes) -> bytes:
-    """ "&nbsp;", "&mdash;", "&laquo;" as "&#160;", "&#8212;", "&#171;": under an XHTML 1.x
-    DOCTYPE the XML parser accepts them undefined and drops them from the text — Sigil's and
-    InDesign's EPUB 2 books read "— Здравствуйте, — сказал он. «Война и мир»" as
-    "Здравствуйте, сказал он.Войнаимир"; without one they sent the page to the HTML parser."""
-    return _ENTITY.sub(_entity, content) if b"&" in content else content
 
 
 # the encoding a document states: its XML declaration's, a <meta> charset
@@ -299,7 +277,7 @@ def _collect(node: etree._Element, parts: list[str], keep_lines: bool = False) -
             if mark.isdigit():  # "conversant.¹", as a PDF's raised mark reads
                 while parts and parts[-1].endswith(" "):
                     parts[-1] = parts[-1].rstrip(" ")
-                parts.append(mark.translate(_SUPERSCRIPT))
+                parts.append(mark.translate(SUPERSCRIPT))
         elif isinstance(child.tag, str) and local_name(child) not in _SKIP and not is_chrome(child):
             _collect(child, parts, keep_lines or local_name(child) == "pre")
         if child.tail:
@@ -308,7 +286,7 @@ def _collect(node: etree._Element, parts: list[str], keep_lines: bool = False) -
         parts.append("\n")
 
 
-_SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
+SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
 _NOTE_CLASSES = ("footnote-reference", "footnote-ref", "noteref", "footnoteref")
 _EPUB_TYPE = "{http://www.idpf.org/2007/ops}type"
 

@@ -411,6 +411,51 @@ def test_fb2_soft_hyphens_and_manual_line_breaks_split_no_word() -> None:
     assert [b.text for b in section.blocks] == ["Пример переноса.", "Текст главы."]
 
 
+def test_fb2_with_broken_markup_keeps_the_rest_of_the_book() -> None:
+    """One stray end tag made libxml2's recovery close the body there: the chapters after it
+    and the notes were lost with only "read in recovery mode" said. HTML's entities left
+    undeclared stood in the text ("Текст&nbsp;тут"), a bare "&" cut "AT&T" to "AT"."""
+    chapter = "<section><title><p>Глава {0}</p></title><p>Текст главы {0}.</p></section>"
+    book = f"""<?xml version="1.0" encoding="utf-8"?>
+<FictionBook xmlns="http://www.gribuser.ru/xml/fictionbook/2.0"
+ xmlns:l="http://www.w3.org/1999/xlink"><body>{chapter.format(1)}</section>{chapter.format(2)}
+<section><title><p>Глава 3</p></title><p>AT&T и&nbsp;&laquo;Ромашка&raquo;.</p></p></section>
+</body><body name="notes"><section id="n1"><title><p>1</p></title><p>Сноска.</p></section>
+</body></FictionBook>"""
+    doc = parse_document(book.encode(), "book.fb2")
+    sections = {s.title: [b.text for b in s.blocks] for _, s in doc.root.walk()}
+    assert sections["Глава 2"] == ["Текст главы 2."]
+    assert sections["Глава 3"] == ["AT&T и «Ромашка»."]
+    assert sections["1"] == ["Сноска."]
+    assert doc.warnings and "mended" in doc.warnings[0]
+
+
+def test_fb2_notes_poems_and_scene_breaks() -> None:
+    """A note reference's number was glued to its word ("одна2", no search finds it); a poem
+    lost its title and author, and a poem in an epigraph its line breaks ("один,строка");
+    "* * *" as a subtitle made a section of that name, as a paragraph was indexed; the
+    annotation's paragraphs ran together ("книги.Вторая")."""
+    book = """<?xml version="1.0" encoding="utf-8"?>
+<FictionBook xmlns="http://www.gribuser.ru/xml/fictionbook/2.0"
+ xmlns:l="http://www.w3.org/1999/xlink"><description><title-info><book-title>Стихи</book-title>
+<annotation><p>Сборник.</p><p>Избранное.</p></annotation></title-info></description><body>
+<section><title><p>Глава</p></title><epigraph><poem><stanza><v>Строка один,</v><v>строка два.</v>
+</stanza></poem><text-author>Автор</text-author></epigraph>
+<p>Сноска здесь<a l:href="#n1" type="note">1</a> и ещё одна <a l:href="#n2" type="note">[2]</a>.</p>
+<subtitle>* * *</subtitle><p>* * *</p><p>После разрыва.</p>
+<poem><title><p>Песня</p></title><stanza><v>Мороз и солнце;</v><v>день чудесный!</v></stanza>
+<text-author>А. С. Пушкин</text-author><date>1829</date></poem></section></body></FictionBook>"""
+    doc = parse_document(book.encode(), "poems.fb2")
+    assert doc.metadata["annotation"] == "Сборник. Избранное."
+    assert [s.title for _, s in doc.root.walk()] == ["", "Глава"]
+    assert [b.text for b in doc.root.children[0].blocks] == [
+        "Строка один,\nстрока два.\nАвтор",
+        "Сноска здесь¹ и ещё одна².",
+        "После разрыва.",
+        "Песня\nМороз и солнце;\nдень чудесный!\nА. С. Пушкин\n1829",
+    ]
+
+
 def test_fb2_that_is_not_xml() -> None:
     with pytest.raises(ParseError, match="FB2"):
         parse_document(b"\x00\x01 not xml", "x.fb2")
