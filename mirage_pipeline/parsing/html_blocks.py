@@ -277,7 +277,9 @@ def _collect(node: etree._Element, parts: list[str], keep_lines: bool = False) -
             if mark.isdigit():  # "conversant.¹", as a PDF's raised mark reads
                 while parts and parts[-1].endswith(" "):
                     parts[-1] = parts[-1].rstrip(" ")
-                parts.append(mark.translate(SUPERSCRIPT))
+                # a note's own mark, opening its text, stands apart from it: "¹ You do"
+                opening = not any(part.strip() for part in parts)
+                parts.append(mark.translate(SUPERSCRIPT) + (" " if opening else ""))
         elif isinstance(child.tag, str) and local_name(child) not in _SKIP and not is_chrome(child):
             _collect(child, parts, keep_lines or local_name(child) == "pre")
         if child.tail:
@@ -295,10 +297,21 @@ def _note_reference(el: etree._Element) -> bool:
     """A link to a footnote (Sphinx's and docutils' `footnote-reference`, pandoc's
     `footnote-ref`, EPUB 3's `epub:type="noteref"`): its number stood in the text as a word
     ("must be conversant. 1 If one person")."""
-    if local_name(el) not in ("a", "sup"):
+    name = local_name(el)
+    if name not in ("a", "sup"):
         return False
     classes = (el.get("class") or "").split()
-    return any(c in _NOTE_CLASSES for c in classes) or el.get(_EPUB_TYPE) == "noteref"
+    if any(c in _NOTE_CLASSES for c in classes) or el.get(_EPUB_TYPE) == "noteref":
+        return True
+    # unmarked, as most converters write them: a raised link to a place in the book
+    # ("Слово<a href="#n5"><sup>5</sup></a>", "<sup><a href="notes.xhtml#n2">2</a></sup>")
+    inner = "sup" if name == "a" else "a"
+    link = el if name == "a" else next((n for n in el.iter() if local_name(n) == "a"), None)
+    return (
+        link is not None
+        and "#" in (link.get("href") or "")
+        and any(local_name(n) == inner for n in el.iter())
+    )
 
 
 def _table_text(el: etree._Element) -> str:

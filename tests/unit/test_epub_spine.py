@@ -676,3 +676,25 @@ def test_chapters_titled_by_their_number_alone_are_sections() -> None:
         (2, "Конец", ["Последняя."]),
         (1, "Глава 2. Утро", ["Текст второй части."]),
     ]
+
+
+def test_unmarked_note_references_are_raised_numbers() -> None:
+    """Most converters mark a note reference by nothing but a raised link ("Слово<a
+    href="#n5"><sup>5</sup></a>", DocBook's "<sup>[<a href="#ftn.1">1</a>]</sup>"): its
+    number was glued to the word ("Слово5", no search finds it) or stood as "[1]"."""
+    body = (
+        '<p>Опытный пользователь<sup>[<a href="#ftn1" id="r1">1</a>]</sup> и слово<a '
+        'href="notes.xhtml#n5"><sup>5</sup></a>, см. <a href="#s2">раздел 2</a>.</p>'
+        '<div class="footnote"><p><sup>[<a href="#r1" id="ftn1">1</a>]</sup> Немного о Unix.'
+        "</p></div>"
+    )
+    files = {
+        "nav.xhtml": _nav("ru", [("a.xhtml", "Введение")]),
+        "a.xhtml": _page("Введение", f"<h1>Введение</h1>{body}"),
+    }
+    doc = parse_document(_epub(files, ["nav.xhtml", "a.xhtml"]), "guide.epub")
+    (section,) = [s for _, s in doc.root.walk() if s.title == "Введение"]
+    assert [b.text for b in section.blocks] == [
+        "Опытный пользователь¹ и слово⁵, см. раздел 2.",
+        "¹ Немного о Unix.",
+    ]
