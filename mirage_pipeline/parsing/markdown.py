@@ -75,7 +75,19 @@ _CONTENTS_TITLE = re.compile(
     r"\W*(?:table of contents|contents|содержание|оглавление|зміст)\W*", re.IGNORECASE
 )
 _HTML_BLOCK_TAGS = re.compile(r"<(?:table|div|p|ul|ol|dl|details|blockquote|pre|h[1-6])\b", re.I)
-_ATTRIBUTES = re.compile(r"\s*\{:?\s*[#.][^{}]*\}\s*$")  # Python-Markdown's, pandoc's
+# Python-Markdown's and pandoc's attribute lists; pandoc's "{-}" (unnumbered)
+_ATTRIBUTES = re.compile(r"\s*\{(?::?\s*[#.][^{}]*|-)\}\s*$")
+# bookdown's markers of a part and of the appendices: "# (PART) Основы {-}"
+_BOOKDOWN_PART = re.compile(r"^\((?:PART|APPENDIX)\*?\)\s*")
+# a site generator's lines: GitBook's and Jekyll's "{% hint style="info" %}", Hugo's
+# "{{< notice >}}" — markup, the text between them stays; Docusaurus' and VitePress' boxes,
+# ":::note Title" … ":::", their title
+_MARKUP_LINE = re.compile(r"^[ \t]*(?:\{%-?.*?-?%\}|\{\{[<%].*?[>%]\}\})[ \t]*$")
+_COLON_FENCE = re.compile(
+    r"^[ \t]*:::+[ \t]*(?:\{[^{}]*\}|(?P<kind>[\w-]+)(?:[ \t]+(?P<title>.*?))?)?[ \t]*$"
+)  # pandoc's fenced divs too: "::: {.warning}"
+# GitHub's and Obsidian's alerts: "> [!NOTE]" opening a quote
+_ALERT = re.compile(r"^(>[ \t]*)\[!(\w+)\][+-]?[ \t]*", re.MULTILINE)
 _CODE_SPAN = re.compile(r"(`+)(?:.|\n)*?(?<!`)\1(?!`)")
 # whichever opens first: a closed comment (its code spans are comment) or a code span (its
 # "<!--" code); an unclosed "<!--" still takes the rest of the text between code spans
@@ -115,7 +127,7 @@ def parse_markdown(data: bytes, name: str) -> ParsedDocument:
     warnings = decoding + warnings
     # lines as markdown-it counts them: str.splitlines() also breaks at form feeds, U+0085
     # and U+2028, and every block after one was cut from the wrong lines (or lost)
-    body = _admonitions(_NEWLINE.sub("\n", body))
+    body = _site_markup(_admonitions(_NEWLINE.sub("\n", body)))
     body, block = _title_block(body, front)
     front = {**block, **front}
     lines = body.split("\n")
@@ -213,6 +225,30 @@ def _title_block(body: str, front: dict[str, Any]) -> tuple[str, dict[str, Any]]
                 [a.strip() for a in value.split(";") if a.strip()] if key == "authors" else value
             )
     return "\n".join([""] * len(taken) + lines[len(taken) :]), found
+
+
+def _site_markup(body: str) -> str:
+    """`body` without a site generator's markup lines (blank: the rest keep their numbers),
+    and an alert's "[!NOTE]" its title ("> Note: …"); fenced code is left alone."""
+    if ":::" not in body and "{%" not in body and "{{" not in body and "[!" not in body:
+        return body
+    lines = body.split("\n")
+    fence = ""
+    for i, line in enumerate(lines):
+        opened = _FENCE.match(line)
+        if fence:
+            if opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence):
+                fence = ""
+        elif opened:
+            fence = opened.group(1)
+        elif _MARKUP_LINE.match(line):
+            lines[i] = ""
+        elif box := _COLON_FENCE.match(line):  # ":::tip Заголовок" opens, ":::" closes
+            title = box["title"] or (box["kind"] or "").replace("-", " ").capitalize()
+            lines[i] = f"{title}:" if title and title[-1].isalnum() else title
+        elif line.startswith(">") and "[!" in line:
+            lines[i] = _ALERT.sub(lambda found: f"{found[1]}{found[2].capitalize()}: ", line)
+    return "\n".join(lines)
 
 
 def _admonitions(body: str) -> str:
@@ -336,7 +372,7 @@ def _inline_text(inline: Any) -> str:
             parts.append(child.content)
         elif child.type in ("softbreak", "hardbreak"):
             parts.append(" ")
-    return _ATTRIBUTES.sub("", "".join(parts)).strip()
+    return _BOOKDOWN_PART.sub("", _ATTRIBUTES.sub("", "".join(parts)).strip())
 
 
 def _jsonable(value: Any) -> Any:

@@ -1067,6 +1067,27 @@ def test_markdown_books_front_matter_titles_figures_and_entities() -> None:
     assert _block_texts(doc) == ["Первый абзац.", "Текст."] and not doc.warnings
 
 
+def test_markdown_site_generators_markup_is_not_text() -> None:
+    """Docusaurus' ":::note" boxes, GitBook's "{% hint %}", Hugo's "{{< notice >}}", GitHub's
+    "> [!NOTE]" and bookdown's "# (PART) Основы {-}" were indexed as written: the markup's
+    words in the text and in the titles. A listing showing the markup keeps it."""
+    body = (
+        "# (PART) Основы {-}\n\n# Введение {-}\n\n:::tip Важно\nТекст заметки.\n:::\n\n"
+        '{% hint style="info" %}\nПодсказка.\n{% endhint %}\n\n{{< notice warning >}}\n'
+        "Предупреждение.\n{{< /notice >}}\n\n> [!NOTE]\n> Полезное.\n\n"
+        "```markdown\n:::note\nв коде\n:::\n```\n"
+    )
+    doc = parse_document(body.encode(), "book.md")
+    assert [s.title for _, s in doc.root.walk()][1:] == ["Основы", "Введение"]
+    assert _block_texts(doc) == [
+        "Важно:\nТекст заметки.",
+        "Подсказка.",
+        "Предупреждение.",
+        "> Note:\n> Полезное.",
+        "```markdown\n:::note\nв коде\n:::\n```",
+    ]
+
+
 def test_a_manual_page_as_text_has_its_sections() -> None:
     """`man ls > ls.txt`: each title at the margin with its text indented right under it, no
     blank line between, was read as one paragraph with its text: no section at all. A term
