@@ -12,6 +12,7 @@ from mirage_pipeline.parsing.back_index import drop_back_index
 from mirage_pipeline.parsing.budgets import Budgets, OverBudget
 from mirage_pipeline.parsing.model import ParsedDocument, ParseError
 from mirage_pipeline.parsing.policy import MarkdownPolicy, apply_policy, load_policy
+from mirage_pipeline.parsing.text_hyphens import rejoin_hyphenated
 from mirage_pipeline.parsing.text_repair import repair_text
 
 # PyMuPDF 2 requires pymupdf_layout and imports it with itself, which builds its ONNX layout
@@ -114,6 +115,8 @@ def parse_document(
     doc = PARSERS[suffix][1](data, PurePosixPath(path).name)
     _budgets.check_parsed(doc, budgets)
     doc = drop_back_index(repair_text(doc))
+    if doc.format in ("text", "markdown"):
+        doc = rejoin_hyphenated(doc)
     return apply_policy(with_language(doc), policy)
 
 

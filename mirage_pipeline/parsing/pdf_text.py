@@ -161,8 +161,8 @@ def _keeps_hyphen(text: str, part: str, vocabulary: Vocabulary, mono: bool) -> b
     if (len(left_word) >= 2 and left_word.isupper()) or any(c.isdigit() for c in left_word):
         return True  # "FHS-compliant", "x86-64", "32-разрядный"
     if _LATIN.fullmatch(folded_left) and _LATIN.fullmatch(folded_right):
-        if "-" in left_token:
-            return True  # "vcs-to-changelog"
+        if "-" in left_token or "-" in right_token:
+            return True  # "vcs-to-changelog", "case-" + "by-case"
         if _halves_are_words(folded_left, folded_right, vocabulary):
             return True  # "program-specific": both halves are words of the document
     elif (

@@ -1088,6 +1088,22 @@ def test_markdown_site_generators_markup_is_not_text() -> None:
     ]
 
 
+def test_words_hyphenated_at_line_ends_of_text_and_markdown_are_whole() -> None:
+    """A book recognised to text, a manual wrapped by hand: "вы-" / "полнение" was two
+    halves no search finds; a compound keeps its hyphen ("Build-" / "Depends"), as in PDFs."""
+    body = (
+        "в котором вы-\nполнение программы под-\nробно описано; поля Build-\nDepends и "
+        "Pre-\nDepends, решение case-\nby-case.\n\n> цитата с пере-\n> носом.\n"
+    )
+    for name in ("book.txt", "book.md"):
+        doc = parse_document(body.encode(), name)
+        assert _block_texts(doc) == [
+            "в котором выполнение программы подробно описано; поля Build-Depends и "
+            "Pre-Depends, решение case-by-case.",
+            "> цитата с переносом.",
+        ]
+
+
 def test_a_manual_page_as_text_has_its_sections() -> None:
     """`man ls > ls.txt`: each title at the margin with its text indented right under it, no
     blank line between, was read as one paragraph with its text: no section at all. A term

@@ -815,6 +815,8 @@ def test_a_justified_line_in_pieces_goes_on_in_the_next_block() -> None:
         ("use it and/", "or not", "use it and/ or not"),
         ("a well-", "known rule", "a well-known rule"),
         ("x86-", "compatible", "x86-compatible"),
+        ("on a case-", "by-case basis", "on a case-by-case basis"),
+        ("copy qemu-", "user-static", "copy qemu-user-static"),
         ("a com\u00ad", "mand", "a command"),
         ("на один из во-", "просов в списке", "на один из вопросов в списке"),
         ("Во-", "первых, это быстро", "Во-первых, это быстро"),

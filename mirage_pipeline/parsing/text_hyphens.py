@@ -1,0 +1,43 @@
+"""Words hyphenated at the end of a hard-wrapped line of a text or Markdown file ("вы-" /
+"полнение" of a book scanned and recognised to text, "inter-" / "operability" of a plain-text
+manual) are one word again, as a PDF's are (pdf_text.join_text: a compound keeps its hyphen,
+"Build-" / "Depends" is "Build-Depends"). Broken, neither half matched a search for the word.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from mirage_pipeline.parsing.model import ParsedDocument
+
+# a word ending a line with a hyphen, the next line (after its indentation or a quote's ">")
+# starting with a letter or a digit
+_BROKEN = re.compile(r"(\S*\w-)\n[ \t>]*(?=\w)")
+_PROSE = ("paragraph", "list", "quote")
+
+
+@dataclass(frozen=True)
+class _Line:
+    text: str
+
+
+def rejoin_hyphenated(doc: ParsedDocument) -> ParsedDocument:
+    """`doc` (text or Markdown) with its prose's line-end hyphenation undone, in place."""
+    blocks = [b for _, s in doc.root.walk() for b in s.blocks if b.kind in _PROSE]
+    if not any(_BROKEN.search(block.text) for block in blocks):
+        return doc
+    # PDF's rules, and its module, only when a document needs them (it imports PyMuPDF)
+    from mirage_pipeline.parsing.pdf_text import Vocabulary, join_text
+
+    vocabulary = Vocabulary([_Line(line) for b in blocks for line in b.text.split("\n")])
+    for block in blocks:
+        text = block.text
+
+        def joined(found: re.Match[str], text: str = text) -> str:
+            right = text[found.end() :].split(None, 1)[0]
+            whole = join_text(found[1], right, vocabulary)
+            return whole[: len(whole) - len(right)]
+
+        block.text = _BROKEN.sub(joined, text)
+    return doc
