@@ -136,6 +136,9 @@ def parse_fb2(data: bytes, name: str) -> ParsedDocument:
     if not bodies:
         raise ParseError("corrupt FB2: the book has no <body>")
     tree = Section(title="", level=0)
+    # several main bodies: the volumes of a compilation, each a section of its own (its
+    # title and epigraph went before the first volume, both volumes' "Глава 1" side by side)
+    volumes = [b for b in bodies if (b.get("name") or "").lower() not in _NOTE_BODIES]
     for body in bodies:
         body_name = (body.get("name") or "").lower()
         if body_name in _NOTE_BODIES:
@@ -143,8 +146,13 @@ def parse_fb2(data: bytes, name: str) -> ParsedDocument:
             _fill(notes, body)
             if notes.blocks or notes.children:
                 tree.children.append(notes)
-            continue
-        _fill(tree, body, top=True)
+        elif len(volumes) > 1:
+            volume = Section(title=_title(body) or f"{volumes.index(body) + 1}", level=1)
+            _fill(volume, body)
+            if volume.blocks or volume.children:
+                tree.children.append(volume)
+        else:
+            _fill(tree, body, top=True)
     if not any(s.blocks for _, s in tree.walk()):
         raise ParseError("no text to index: the FB2 book has no paragraphs")
     return ParsedDocument(

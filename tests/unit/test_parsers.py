@@ -456,6 +456,24 @@ def test_fb2_notes_poems_and_scene_breaks() -> None:
     ]
 
 
+def test_fb2_volumes_of_a_compilation_are_sections() -> None:
+    """Two main bodies (a compilation's volumes): the second's title and epigraph went before
+    the first volume, and both volumes' "Глава 1" stood side by side."""
+    volume = "<body><title><p>{0}</p></title><epigraph><p>Эпиграф: {0}.</p></epigraph>"
+    volume += "<section><title><p>Глава 1</p></title><p>Текст: {0}.</p></section></body>"
+    book = f"""<?xml version="1.0" encoding="utf-8"?>
+<FictionBook xmlns="http://www.gribuser.ru/xml/fictionbook/2.0">{volume.format("Том первый")}
+{volume.format("Том второй")}</FictionBook>"""
+    doc = parse_document(book.encode(), "volumes.fb2")
+    sections = [(s.level, s.title, [b.text for b in s.blocks]) for _, s in doc.root.walk()]
+    assert sections[1:] == [
+        (1, "Том первый", ["Эпиграф: Том первый."]),
+        (2, "Глава 1", ["Текст: Том первый."]),
+        (1, "Том второй", ["Эпиграф: Том второй."]),
+        (2, "Глава 1", ["Текст: Том второй."]),
+    ]
+
+
 def test_fb2_that_is_not_xml() -> None:
     with pytest.raises(ParseError, match="FB2"):
         parse_document(b"\x00\x01 not xml", "x.fb2")
