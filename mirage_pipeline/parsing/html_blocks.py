@@ -194,11 +194,18 @@ def _walk(el: etree._Element, events: list[Event], lang: str | None, boxed: bool
     # without <p>: Sphinx's "<div><code>new-preinst</code> install <em>old</em></div>"), makes
     # paragraphs; its blocks are walked.
     run: list[str] = [el.text or ""]
+    later: list[str] = []  # anchors met inside a sentence: after its paragraph
+
+    def done() -> None:
+        _paragraph(events, run, lang)
+        events.extend(Event("anchor", anchor=anchor) for anchor in later)
+        later.clear()
+
     for child in el:
         if not isinstance(child.tag, str) or local_name(child) in _SKIP:
             pass
         elif _holds_blocks(child):
-            _paragraph(events, run, lang)
+            done()
             _walk(child, events, lang, boxed)
         elif is_chrome(child):
             events.append(Event("chrome"))
@@ -206,12 +213,19 @@ def _walk(el: etree._Element, events: list[Event], lang: str | None, boxed: bool
             run.append(" ")
         elif not _numbering(child):
             anchors = [a for n in child.iter() if isinstance(n.tag, str) and (a := _anchor_of(n))]
-            if anchors:  # a target a contents entry may point to: the text before it is done
-                _paragraph(events, run, lang)
+            before = "".join(run).rstrip()
+            if anchors and (not before or before.endswith(_SENTENCE_ENDS)):
+                # a target a contents entry may point to: the text before it is done
+                done()
                 events.extend(Event("anchor", anchor=anchor) for anchor in anchors)
+            else:  # inside a sentence (calibre's "filepos1234", a page's "page_5")
+                later += anchors
             run.append(_text(child).replace("\n", " "))
         run.append(child.tail or "")
-    _paragraph(events, run, lang)
+    done()
+
+
+_SENTENCE_ENDS = (".", "!", "?", "…", ":", ";", "»", '"', "”", ")")
 
 
 def _paragraph(events: list[Event], run: list[str], lang: str | None) -> None:

@@ -698,3 +698,20 @@ def test_unmarked_note_references_are_raised_numbers() -> None:
         "Опытный пользователь¹ и слово⁵, см. раздел 2.",
         "¹ Немного о Unix.",
     ]
+
+
+def test_an_anchor_inside_a_sentence_of_a_div_does_not_cut_it() -> None:
+    """calibre's books set text in <div>s with "filepos" anchors, pages with "page_5" ones,
+    anywhere: each anchor ended a paragraph, mid-sentence ("Начало предложения" /
+    "продолжение"). One after a sentence's end still starts the section a contents entry
+    points to."""
+    body = (
+        '<div class="calibre1">Начало предложения <a id="filepos1234"></a>продолжение и '
+        '<span id="page_5"></span>конец. <a id="ch2"></a>Вторая глава начинается здесь.</div>'
+    )
+    links = [("a.xhtml", "Первая"), ("a.xhtml#ch2", "Вторая")]
+    files = {"nav.xhtml": _nav("ru", links), "a.xhtml": _page("Первая", body)}
+    doc = parse_document(_epub(files, ["nav.xhtml", "a.xhtml"]), "book.epub")
+    sections = {s.title: [b.text for b in s.blocks] for _, s in doc.root.walk()}
+    assert sections["Первая"] == ["Начало предложения продолжение и конец."]
+    assert sections["Вторая"] == ["Вторая глава начинается здесь."]
