@@ -15,6 +15,7 @@ from markdown_it import MarkdownIt
 from markdown_it.common.utils import normalizeReference
 
 from mirage_pipeline.parsing.html_blocks import read_xhtml
+from mirage_pipeline.parsing.markdown_notes import place_notes
 from mirage_pipeline.parsing.model import Block, ParsedDocument, Section
 from mirage_pipeline.parsing.text import decode_text
 from mirage_pipeline.parsing.text_numbering import KEYWORD
@@ -187,6 +188,7 @@ def parse_markdown(data: bytes, name: str) -> ParsedDocument:
         first_h1 = None  # "# 1. Введение" or "# Глава 1. Начало", then more: chapters, not a title
     title = str(front.get("title") or first_h1 or name.rsplit(".", 1)[0])
     metadata = {k: _jsonable(v) for k, v in front.items()}
+    place_notes(root, env.get("references", {}))
     return ParsedDocument(
         format="markdown", title=title, root=root, metadata=metadata, warnings=warnings
     )

@@ -1122,6 +1122,28 @@ def test_words_hyphenated_at_line_ends_of_text_and_markdown_are_whole() -> None:
         ]
 
 
+def test_markdown_footnotes_follow_the_paragraph_citing_them() -> None:
+    """A book's notes written at its end ("[^1]: …") were cited under its last chapter and
+    read "[^1]:"; one whose text is a single address vanished as a link definition; a code
+    span's "[^[:punct:]]" is code."""
+    body = (
+        "# Глава 1\n\nТолстой писал[^1] о семье[^tolstoy].\n\nЕщё абзац[^2] и "
+        '`grep "[^[:punct:]]"`.\n\n# Глава 2\n\nТекст.\n\n'
+        "[^1]: «Анна Каренина», 1877.\n[^tolstoy]: Лев Николаевич Толстой.\n"
+        "[^2]: https://ru.wikipedia.org/wiki/Tolstoy\n"
+    )
+    doc = parse_document(body.encode(), "book.md")
+    chapters = {s.title: [b.text for b in s.blocks] for _, s in doc.root.walk()}
+    assert chapters["Глава 1"] == [
+        "Толстой писал¹ о семье.",
+        "¹ «Анна Каренина», 1877.",
+        "tolstoy: Лев Николаевич Толстой.",
+        'Ещё абзац² и `grep "[^[:punct:]]"`.',
+        "² https://ru.wikipedia.org/wiki/Tolstoy",
+    ]
+    assert chapters["Глава 2"] == ["Текст."]
+
+
 def test_a_manual_page_as_text_has_its_sections() -> None:
     """`man ls > ls.txt`: each title at the margin with its text indented right under it, no
     blank line between, was read as one paragraph with its text: no section at all. A term
