@@ -67,6 +67,7 @@ def drop_running_lines(
     edges = [_edge_rows(page) for page in pages]
     by_text: Counter[tuple[str, str]] = Counter()
     by_slot: Counter[tuple[str, int]] = Counter()
+    body_slots: Counter[tuple[str, int]] = Counter()
     by_place: Counter[tuple[str, int, int]] = Counter()
     bars: Counter[str] = Counter()  # navigation bars: pages holding each
     for page, edge in zip(pages, edges, strict=True):
@@ -79,6 +80,17 @@ def drop_running_lines(
         )
         by_text.update({(zone, line.norm) for line, zone in edge.items()})
         by_slot.update({(zone, round(line.y0 / 3)) for line, zone in edge.items()})
+        # … and where the body's own lines stand: a page's first line sits in the same slot
+        # on every page of a PDF without running heads (a browser's print), set apart by a
+        # paragraph's spacing on some: not a running head's slot (1–2 % of a printed
+        # manual's lines went, often a section's first sentence)
+        body_slots.update(
+            {
+                (zone, round(line.y0 / 3))
+                for line in page.lines
+                if line not in edge and (zone := _zone(line, page.height))
+            }
+        )
         by_place.update(
             {place for line in page.lines if len(line.text) <= 60 for place in _places(line)}
         )
@@ -102,9 +114,9 @@ def drop_running_lines(
                 if line.text.strip().isdigit():
                     found.setdefault(page.number, int(line.text.strip()))
             elif repeats and zone and len(line.text) <= 160:
-                running = (
-                    by_text[(zone, line.norm)] >= text_min
-                    or by_slot[(zone, round(line.y0 / 3))] >= slot_min
+                slot = (zone, round(line.y0 / 3))
+                running = by_text[(zone, line.norm)] >= text_min or (
+                    by_slot[slot] >= slot_min and by_slot[slot] > 2 * body_slots[slot]
                 )
             if not running and repeats and len(line.text) <= 60:
                 running = any(by_place[place] >= place_min for place in _places(line))

@@ -256,6 +256,30 @@ def test_libreoffice_contents_with_the_page_number_against_the_leader_are_droppe
     assert text.count("Debian is made by volunteers") == 3
 
 
+def test_a_pages_first_line_apart_from_the_next_is_no_running_head() -> None:
+    """A browser's print has no running heads: every page's first line sits in one slot, and
+    where it is a paragraph's last line, set apart by the spacing before the next, it was
+    dropped as a running head (1–2 % of a printed manual's lines, often a section's first
+    sentence)."""
+    words = ["close", "open", "read", "write", "stat", "watch", "copy", "rename"]
+    ends = ["Ends the sentence of the page before.", "Closes the list of options above."]
+    pages = []
+    for number, word in enumerate(words, start=1):
+        body = [
+            f"The {word} event is emitted when the file handle has been used and can no",
+            f"longer be {word}ed by the stream, which is done with it.",
+        ]
+        runs = []
+        if number % 2:
+            runs.append((60, 60, ends[number // 4 % 2].replace(".", f" ({word})."), "helv", 10))
+            runs += _lines(60, 90, body)  # after a paragraph's spacing
+        else:
+            runs += _lines(60, 60, body)
+        pages.append(runs)
+    text = _text(parse_document(_pdf(pages), "node-fs.pdf"))
+    assert all(f"({word})." in text for word in words[::2])
+
+
 def test_running_heads_under_a_proof_stamp_are_dropped() -> None:
     """impatient: a printer's proof sets a stamp above the running head on every page — the
     date, a sheet number flush right ("No 9", "No 10") and the book's title — so the head
