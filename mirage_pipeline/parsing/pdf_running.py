@@ -92,7 +92,7 @@ def drop_running_lines(
             }
         )
         by_place.update(
-            {place for line in page.lines if len(line.text) <= 60 for place in _places(line)}
+            {place for line in page.lines if _placed(line, page) for place in _places(line)}
         )
     repeats = n >= 4
     text_min = max(3, int(0.3 * n))
@@ -118,7 +118,7 @@ def drop_running_lines(
                 running = by_text[(zone, line.norm)] >= text_min or (
                     by_slot[slot] >= slot_min and by_slot[slot] > 2 * body_slots[slot]
                 )
-            if not running and repeats and len(line.text) <= 60:
+            if not running and repeats and _placed(line, page):
                 running = any(by_place[place] >= place_min for place in _places(line))
                 running = running or bars[line.norm] >= bar_min
             if running:
@@ -156,6 +156,14 @@ def printed_labels(folios: dict[int, int], pages: int) -> list[str]:
         step = kept.get(page, step)
         labels.append(str(page + step) if page + step >= 1 else "")
     return labels
+
+
+def _placed(line: Line, page: PageLines) -> bool:
+    """Whether a line may go for recurring at its very place: short text anywhere (a stamp,
+    a frame's label), longer in the page's margins — a browser prints the page's title there,
+    close above the body, "Расширенная настройка сборки пакетов — Руководство пользователя"
+    on every page."""
+    return len(line.text) <= 60 or (len(line.text) <= 160 and bool(_zone(line, page.height)))
 
 
 def _places(line: Line) -> tuple[tuple[str, int, int], tuple[str, int, int]]:

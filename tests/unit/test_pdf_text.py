@@ -280,6 +280,24 @@ def test_a_pages_first_line_apart_from_the_next_is_no_running_head() -> None:
     assert all(f"({word})." in text for word in words[::2])
 
 
+def test_a_browsers_long_page_title_over_the_body_is_dropped() -> None:
+    """Chromium prints the page's title at the top of every page, close above the body (too
+    close to be set apart): one over 60 characters was kept, glued to a paragraph on every
+    page ("…— Руководство пользователя помогает управлять…")."""
+    title = "Advanced configuration of package builds — the Debian User Manual"
+    words = ["close", "open", "read", "write", "stat", "watch"]
+    pages = []
+    for word in words:
+        body = [
+            f"The {word} step helps to manage the build of each package and can be set",
+            f"for the {word} stage of the build, as the following sections show in turn.",
+        ]
+        pages.append([(150, 22, title, "helv", 8), *_lines(60, 36, body)])
+    text = _text(parse_document(_pdf(pages), "manual.pdf"))
+    assert "Debian User Manual" not in text
+    assert all(f"The {word} step helps" in text for word in words)
+
+
 def test_running_heads_under_a_proof_stamp_are_dropped() -> None:
     """impatient: a printer's proof sets a stamp above the running head on every page — the
     date, a sheet number flush right ("No 9", "No 10") and the book's title — so the head
