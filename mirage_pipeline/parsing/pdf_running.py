@@ -65,6 +65,7 @@ def drop_running_lines(
     numbered, offsets = _numbered_rows(pages, found)
     numbered |= _lone_page_numbers(pages, offsets, found)
     edges = [_edge_rows(page) for page in pages]
+    outermost = {page.number: _outermost(page) for page in pages}
     by_text: Counter[tuple[str, str]] = Counter()
     by_slot: Counter[tuple[str, int]] = Counter()
     body_slots: Counter[tuple[str, int]] = Counter()
@@ -92,7 +93,12 @@ def drop_running_lines(
             }
         )
         by_place.update(
-            {place for line in page.lines if _placed(line, page) for place in _places(line)}
+            {
+                place
+                for line in page.lines
+                if _placed(line, page, outermost[page.number])
+                for place in _places(line)
+            }
         )
     repeats = n >= 4
     text_min = max(3, int(0.3 * n))
@@ -118,7 +124,7 @@ def drop_running_lines(
                 running = by_text[(zone, line.norm)] >= text_min or (
                     by_slot[slot] >= slot_min and by_slot[slot] > 2 * body_slots[slot]
                 )
-            if not running and repeats and _placed(line, page):
+            if not running and repeats and _placed(line, page, outermost[page.number]):
                 running = any(by_place[place] >= place_min for place in _places(line))
                 running = running or bars[line.norm] >= bar_min
             if running:
@@ -158,12 +164,24 @@ def printed_labels(folios: dict[int, int], pages: int) -> list[str]:
     return labels
 
 
-def _placed(line: Line, page: PageLines) -> bool:
+def _placed(line: Line, page: PageLines, edges: tuple[float, float]) -> bool:
     """Whether a line may go for recurring at its very place: short text anywhere (a stamp,
-    a frame's label), longer in the page's margins — a browser prints the page's title there,
-    close above the body, "Расширенная настройка сборки пакетов — Руководство пользователя"
-    on every page."""
-    return len(line.text) <= 60 or (len(line.text) <= 160 and bool(_zone(line, page.height)))
+    a frame's label), longer on the page's outermost row (`edges`: its top and bottom) — a
+    browser prints the page's title there, close above the body, "Расширенная настройка
+    сборки пакетов — Руководство пользователя" on every page."""
+    if len(line.text) <= 60:
+        return True
+    zone = _zone(line, page.height)
+    outermost = (zone == "top" and line.y0 <= edges[0] + 2) or (
+        zone == "bottom" and line.y1 >= edges[1] - 2
+    )
+    return len(line.text) <= 160 and outermost
+
+
+def _outermost(page: PageLines) -> tuple[float, float]:
+    if not page.lines:
+        return 0.0, 0.0
+    return min(ln.y0 for ln in page.lines), max(ln.y1 for ln in page.lines)
 
 
 def _places(line: Line) -> tuple[tuple[str, int, int], tuple[str, int, int]]:
