@@ -37,6 +37,10 @@ CONTENTS_TITLE = re.compile(
 # a Courier: yodl's and groff's books), TeX's typewriter faces (CMTT, ec/tc/sf/lm/tx-tt), Menlo,
 # Monaco, TeX Gyre Cursor; "code" but not Arial Unicode MS, Encode Sans or Code2000, "mono" but
 # not Monotype Corsiva
+# the invisible font of an OCR text layer (Tesseract's and ocrmypdf's "GlyphLessFont"): fixed
+# pitch by its flags, but set over a scan's words, which are prose — every block of an OCR'd
+# book was code (no headings, no hyphen joined, no tables)
+OCR_FONT = re.compile(r"glyphless|invisible", re.IGNORECASE)
 MONO_NAME = re.compile(
     r"mono(?!type)|courier|consol|typewriter|(?<!uni)(?<!en)code(?!\d)|\btt"
     r"|(?:cm|cmsl|cmit|ec|tc|sf|lm|tx)tt"
@@ -110,7 +114,7 @@ def extract_lines(
             font, flags = key
             found = styles[key] = (
                 bool(flags & 16) or "bold" in font.lower(),
-                bool(flags & 8) or bool(MONO_NAME.search(font)),
+                (bool(flags & 8) and not OCR_FONT.search(font)) or bool(MONO_NAME.search(font)),
             )
         return found
 

@@ -3,6 +3,8 @@ with page numbers, footnotes, URLs and paths, code listings, bullets and compoun
 
 from __future__ import annotations
 
+import pathlib
+
 import pymupdf
 import pytest
 
@@ -296,6 +298,39 @@ def test_a_browsers_long_page_title_over_the_body_is_dropped() -> None:
     text = _text(parse_document(_pdf(pages), "manual.pdf"))
     assert "Debian User Manual" not in text
     assert all(f"The {word} step helps" in text for word in words)
+
+
+def test_an_ocr_text_layer_is_prose_not_code() -> None:
+    """Tesseract's and ocrmypdf's scans set their recognised words invisibly in
+    "GlyphLessFont", fixed pitch by its flags: every block of an OCR'd book was code — no
+    paragraph, no heading, no line-end hyphen joined ("компь-" / "ютером")."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    mono = "/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf"
+    lines = [
+        "Операционная система состоит из нескольких основных программ, которые нужны компь-",
+        "ютеру, чтобы он мог общаться с пользователем и получать от него инструкции.",
+    ]
+    for n, text in enumerate(lines):
+        page.insert_text(
+            (60, 80 + 12 * n),
+            text,
+            fontsize=8,
+            fontname="F0",
+            render_mode=3,
+            **({"fontfile": mono} if pathlib.Path(mono).exists() else {}),
+        )
+    for xref in range(1, doc.xref_length()):
+        if "/BaseFont" in doc.xref_object(xref):
+            doc.xref_set_key(xref, "BaseFont", "/GlyphLessFont")
+    blocks = _blocks(parse_document(doc.tobytes(), "scan.pdf"))
+    assert [(b.kind, b.text) for b in blocks] == [
+        (
+            "paragraph",
+            "Операционная система состоит из нескольких основных программ, которые нужны "
+            "компьютеру, чтобы он мог общаться с пользователем и получать от него инструкции.",
+        )
+    ]
 
 
 def test_running_heads_under_a_proof_stamp_are_dropped() -> None:
