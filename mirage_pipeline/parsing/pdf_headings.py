@@ -43,6 +43,14 @@ CAPTION = re.compile(
     re.IGNORECASE,
 )
 # A list item's mark: "• ldconfig" set in bold is an item, not a heading.
+# the label of a note's box, bold in the body's size (MkDocs, Sphinx, DocBook, printed from a
+# browser: "Note" took the text after the box as its section, 30–80 % of a manual's chunks)
+_BOX_LABEL = re.compile(
+    r"(?:note|notes|warning|tip|tips|hint|important|caution|danger|attention|info|see also"
+    r"|примечание|примечания|предупреждение|подсказка|внимание|важно|совет|замечание"
+    r"|заметка|осторожно|см\. также|примітка|увага|порада|попередження)[.:!]?",
+    re.IGNORECASE,
+)
 _BULLET = re.compile(r"^(?:[•◦▪▫‣⁃∙·●○■□►▸▹➢➤✓✔*]|[-–—](?=\s))")
 
 
@@ -286,6 +294,10 @@ def _looks_like_heading(lines: list[Line], i: int, n: int, body: float) -> bool:
     bold = all(line.bold for line in group) and all(line.size >= body - 0.5 for line in group)
     if larger:
         return True
+    if _BOX_LABEL.fullmatch(text):
+        return (
+            False  # a note's box, in the body's size: its text and what follows are the section's
+        )
     if bold and len(text) <= 80 and n <= 2:
         return True
     return bool(_NUMBERED.match(text)) and bold

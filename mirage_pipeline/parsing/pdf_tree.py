@@ -29,6 +29,7 @@ _SENTENCE_END = (".", "!", "?", "…", ":", ";", '"', "»", ")")
 _CLAUSE_END = (*_SENTENCE_END, "”", "’", "⟩", "]")
 _HYPHENATED = re.compile(r"\w[-\u00ad]$")
 _LINE_STEP_MAX = 2.0  # font sizes between the tops of two lines of one paragraph
+_RAGGED_STEP = 1.75  # … when the line before ends short of the margin (no paragraph's spacing)
 _CODE_STEP_MAX = 2.5  # … of one code listing (a blank line in it)
 _COLUMN_SLACK = 5.0  # font sizes an indented line may stand off the line above it
 _FULL_LINE_CHARS = 30  # a line shorter than this is not taken to fill the measure
@@ -272,6 +273,18 @@ def _same_paragraph(
     if hyphenated:
         return True
     margin = margins[(last.page, round(last.size))]
+    if (
+        first.islower()
+        and not mixed
+        and step <= _RAGGED_STEP * last.size
+        and abs(line.x0 - last.x0) <= 1
+        and last.x1 - last.x0 >= 0.6 * (margin - last.x0)
+        and not last.text.endswith(_SENTENCE_END)
+    ):
+        # ragged right (a browser's print, each line its own block): a sentence going on in
+        # lowercase at the next line's usual distance, flush left, after a line that is most
+        # of the measure (not a short item of a list) — not only after a full line
+        return True
     full = last.x1 >= margin - last.size or (
         last.x1 - last.x0 >= 0.5 * (margin - last.x0)
         and any(

@@ -333,6 +333,29 @@ def test_an_ocr_text_layer_is_prose_not_code() -> None:
     ]
 
 
+def test_a_browsers_ragged_lines_and_note_boxes() -> None:
+    """Printed from a browser, without an outline: each line of a ragged-right paragraph was
+    a paragraph (half a manual's paragraphs started mid-sentence), and a note box's bold
+    label "Note" opened a section that took the text after the box."""
+    runs = [(60, 60, "Installation", "hebo", 18)]
+    runs += [
+        (60, 100, "Install the package from the repository with your usual package", "helv", 10),
+        (60, 116, "manager and then enable the service unit.", "helv", 10),
+        (60, 148, "Note", "hebo", 10),
+        (60, 164, "The service needs write access to the state directory.", "helv", 10),
+        (60, 196, "This text follows the note and belongs to the installation.", "helv", 10),
+    ]
+    doc = parse_document(_pdf([runs]), "guide.pdf")
+    sections = {s.title: [b.text for b in s.blocks] for _, s in doc.root.walk()}
+    assert sections["Installation"] == [
+        "Install the package from the repository with your usual package manager and then "
+        "enable the service unit.",
+        "Note",
+        "The service needs write access to the state directory.",
+        "This text follows the note and belongs to the installation.",
+    ]
+
+
 def test_running_heads_under_a_proof_stamp_are_dropped() -> None:
     """impatient: a printer's proof sets a stamp above the running head on every page — the
     date, a sheet number flush right ("No 9", "No 10") and the book's title — so the head
