@@ -135,6 +135,7 @@ def locate_outline(
         if found:
             first, last = found
             first = _label_above(lines, first, max(start, search_from))
+            title = _spaced(title, lines[found[0] : last + 1])
             heading = Heading(first, level, title, page, tuple(range(first, last + 1)))
             search_from = last + 1
         else:
@@ -142,6 +143,17 @@ def locate_outline(
         floor = heading.start
         headings.append(heading)
     return headings
+
+
+def _spaced(title: str, found: list[Line]) -> str:
+    """The outline's title, or the heading's own lines when they read the same but for the
+    spaces the outline lost where the heading wraps (a browser's outline: "Configuring
+    thesynchronisation daemon forremote storage")."""
+    text = " ".join(" ".join(line.text for line in found).split())
+    plain = "".join(title.split())
+    if "".join(text.split()) == plain and text.count(" ") > title.count(" "):
+        return text
+    return title
 
 
 def _label_above(lines: list[Line], first: int, floor: int) -> int:

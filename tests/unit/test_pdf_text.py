@@ -356,6 +356,22 @@ def test_a_browsers_ragged_lines_and_note_boxes() -> None:
     ]
 
 
+def test_an_outline_title_that_lost_its_spaces_takes_the_headings_own() -> None:
+    """A browser's outline drops the space where a heading wraps: "Configuring
+    thesynchronisation daemon" titled the section and every citation of it."""
+    runs = [
+        (60, 60, "Configuring the", "hebo", 18),
+        (60, 82, "synchronisation daemon", "hebo", 18),
+        (60, 110, "The daemon copies files between machines on a schedule.", "helv", 10),
+    ]
+    doc = pymupdf.open(stream=_pdf([runs]))
+    doc.set_toc([[1, "Configuring thesynchronisation daemon", 1]])
+    parsed = parse_document(doc.tobytes(), "daemon.pdf")
+    assert [s.title for _, s in parsed.root.walk()][1:] == [
+        "Configuring the synchronisation daemon"
+    ]
+
+
 def test_running_heads_under_a_proof_stamp_are_dropped() -> None:
     """impatient: a printer's proof sets a stamp above the running head on every page — the
     date, a sheet number flush right ("No 9", "No 10") and the book's title — so the head
