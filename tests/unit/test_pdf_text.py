@@ -372,6 +372,27 @@ def test_an_outline_title_that_lost_its_spaces_takes_the_headings_own() -> None:
     ]
 
 
+def test_running_heads_of_a_skewed_scan_are_dropped() -> None:
+    """On a page scanned 0.8° askew, OCR sets a running head's ends 5–7 pt apart in height
+    ("Debian Reference" above its "2/233"): the head was two rows, neither set apart from
+    the other, and stayed in the text of every page."""
+    words = ["shell", "prompt", "shutdown", "packages", "network", "users"]
+    pages = []
+    for n, word in enumerate(words, start=1):
+        skew = 6 if n % 2 else -6  # and the page sits a little elsewhere on each scan
+        x, y = 52 + 5 * n, 34 + 4 * (n % 3)
+        head = [(x, y, "Debian Reference", "helv", 10), (x + 420, y + skew, f"{n}/233", "helv", 10)]
+        body = [
+            f"The {word} chapter tells how to work with the system from the console and",
+            f"which {word} commands a new user needs first, with examples of each of them.",
+        ]
+        pages.append([*head, *_lines(60, 80, body)])
+    doc = parse_document(_pdf(pages), "scan.pdf")
+    text = _text(doc)
+    assert "Debian Reference" not in text and "/233" not in text
+    assert all(f"The {word} chapter" in text for word in words)
+
+
 def test_running_heads_under_a_proof_stamp_are_dropped() -> None:
     """impatient: a printer's proof sets a stamp above the running head on every page — the
     date, a sheet number flush right ("No 9", "No 10") and the book's title — so the head
