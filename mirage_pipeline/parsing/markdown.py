@@ -229,6 +229,22 @@ def _title_block(body: str, front: dict[str, Any]) -> tuple[str, dict[str, Any]]
     return "\n".join([""] * len(taken) + lines[len(taken) :]), found
 
 
+def _fenced(line: str, fence: str) -> tuple[str, bool]:
+    """The code fence open after `line` ("" for none, `fence` the one open before it), and
+    whether `line` is fenced code or a fence."""
+    opened = _FENCE.match(line)
+    if fence:
+        closes = (
+            opened is not None
+            and opened.group(1)[0] == fence[0]
+            and len(opened.group(1)) >= len(fence)
+        )
+        return ("" if closes else fence), True
+    if opened:
+        return opened.group(1), True
+    return "", False
+
+
 def _site_markup(body: str) -> str:
     """`body` without a site generator's markup lines (blank: the rest keep their numbers),
     and an alert's "[!NOTE]" its title ("> Note: …"); fenced code is left alone."""
@@ -237,13 +253,10 @@ def _site_markup(body: str) -> str:
     lines = body.split("\n")
     fence = ""
     for i, line in enumerate(lines):
-        opened = _FENCE.match(line)
-        if fence:
-            if opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence):
-                fence = ""
-        elif opened:
-            fence = opened.group(1)
-        elif _MARKUP_LINE.match(line):
+        fence, code = _fenced(line, fence)
+        if code:
+            continue
+        if _MARKUP_LINE.match(line):
             lines[i] = ""
         elif box := _COLON_FENCE.match(line):  # ":::tip Заголовок" opens, ":::" closes
             title = box["title"] or (box["kind"] or "").replace("-", " ").capitalize()
@@ -266,13 +279,8 @@ def _admonitions(body: str) -> str:
     i = 0
     while i < len(lines):
         line = lines[i]
-        opened = _FENCE.match(line)
-        if fence:
-            if opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence):
-                fence = ""
-        elif opened:
-            fence = opened.group(1)
-        elif marker := _ADMONITION.match(line):
+        fence, code = _fenced(line, fence)
+        if not code and (marker := _ADMONITION.match(line)):
             indent = marker["indent"].expandtabs(4)
             title = marker["title"]
             if title is None:
