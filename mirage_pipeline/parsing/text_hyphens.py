@@ -11,9 +11,11 @@ from dataclasses import dataclass
 
 from mirage_pipeline.parsing.model import ParsedDocument
 
-# a word ending a line with a hyphen, the next line (after its indentation or a quote's ">")
-# starting with a letter or a digit
-_BROKEN = re.compile(r"(\S*\w-)\n[ \t>]*(?=\w)")
+# a line ending in a word's letter and a hyphen, the next line (after its indentation or a
+# quote's ">") starting with a letter or a digit; the word is read back from the hyphen (a
+# pattern starting at the word would try every start in a long line without spaces)
+_BROKEN = re.compile(r"\w-\n[ \t>]*(?=\w)")
+_SPACE = re.compile(r"\s")
 _PROSE = ("paragraph", "list", "quote")
 
 
@@ -32,12 +34,14 @@ def rejoin_hyphenated(doc: ParsedDocument) -> ParsedDocument:
 
     vocabulary = Vocabulary([_Line(line) for b in blocks for line in b.text.split("\n")])
     for block in blocks:
-        text = block.text
-
-        def joined(found: re.Match[str], text: str = text) -> str:
-            right = text[found.end() :].split(None, 1)[0]
-            whole = join_text(found[1], right, vocabulary)
-            return whole[: len(whole) - len(right)]
-
-        block.text = _BROKEN.sub(joined, text)
+        text, out, at = block.text, [], 0
+        for found in _BROKEN.finditer(block.text):
+            hyphen = found.start() + 1
+            start = max(text.rfind(" ", at, hyphen), text.rfind("\n", at, hyphen)) + 1
+            start = max(start, at)
+            right = _SPACE.split(text[found.end() :], maxsplit=1)[0]
+            whole = join_text(text[start : hyphen + 1], right, vocabulary)
+            out += [text[at:start], whole[: len(whole) - len(right)]]
+            at = found.end()
+        block.text = "".join([*out, text[at:]])
     return doc
