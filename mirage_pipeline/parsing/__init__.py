@@ -10,6 +10,7 @@ from mirage_pipeline.language import prevailing_language
 from mirage_pipeline.parsing import budgets as _budgets
 from mirage_pipeline.parsing.back_index import drop_back_index
 from mirage_pipeline.parsing.budgets import Budgets, OverBudget
+from mirage_pipeline.parsing.lost_letters import check_document as check_lost_letters
 from mirage_pipeline.parsing.model import ParsedDocument, ParseError
 from mirage_pipeline.parsing.policy import MarkdownPolicy, apply_policy, load_policy
 from mirage_pipeline.parsing.text_hyphens import rejoin_hyphenated
@@ -115,6 +116,7 @@ def parse_document(
     doc = PARSERS[suffix][1](data, PurePosixPath(path).name)
     _budgets.check_parsed(doc, budgets)
     doc = drop_back_index(repair_text(doc))
+    check_lost_letters(doc)
     if doc.format in ("text", "markdown"):
         doc = rejoin_hyphenated(doc)
     return apply_policy(with_language(doc), policy)

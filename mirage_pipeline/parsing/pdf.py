@@ -11,7 +11,7 @@ from dataclasses import replace
 import pymupdf
 
 from mirage_pipeline.language import identify_language, normalise_language
-from mirage_pipeline.parsing import cyrillic_8bit, pdf_encodings, pdf_fonts
+from mirage_pipeline.parsing import cyrillic_8bit, lost_letters, pdf_encodings, pdf_fonts
 from mirage_pipeline.parsing.model import ParsedDocument, ParseError
 from mirage_pipeline.parsing.pdf_contents import (
     apply_contents,
@@ -233,7 +233,8 @@ def _readable_lines(
     samples: dict[str, list[str]] = {}
     pages = extract_lines(doc, samples=samples)
     if not pdf_fonts.needs_survey(pages):
-        _require_text(doc, pages)
+        lost = _leave_out_lost(pages, warnings)
+        _require_text(doc, [page for page in pages if page.number not in lost])
         return pages, []
     fonts = pdf_fonts.survey(doc, samples)
     plan = pdf_encodings.choose(fonts, lang_tag)
@@ -265,12 +266,31 @@ def _readable_lines(
         f"text in an 8-bit encoding that could not be re-decoded ({_GARBLED}), left out",
         warnings,
     )
-    gone = {*unreadable, *garbled}
+    gone = {*unreadable, *garbled, *_leave_out_lost(pages, warnings)}
     _require_text(doc, [page for page in pages if page.number not in gone])
     return pages, encodings
 
 
 _GARBLED = "another alphabet's letters read as Latin-1"
+
+
+def _leave_out_lost(pages: list[PageLines], warnings: list[str]) -> list[int]:
+    """Pages whose text layer lost its alphabet (lost_letters.py), left out; their numbers."""
+    lost = [
+        page.number
+        for page in pages
+        if lost_letters.page_lost(" ".join(line.text for line in page.lines))
+    ]
+    _leave_out(
+        pages,
+        lost,
+        "the PDF's text layer lost its letters: each is one placeholder character"
+        f" ({lost_letters.EXAMPLE}), as an OCR tool writes an alphabet it cannot; OCR is not"
+        " supported",
+        f"text layer without its letters ({lost_letters.EXAMPLE}), left out",
+        warnings,
+    )
+    return lost
 
 
 def _leave_out(
