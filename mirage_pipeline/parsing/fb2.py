@@ -31,6 +31,9 @@ from mirage_pipeline.parsing.xml_elements import (
 )
 
 _NOTE_BODIES = {"notes", "comments", "footnotes"}
+# an untitled notes body's title, in the book's language (Cyrillic text without one: Russian)
+_NOTES = {"ru": "Примечания", "uk": "Примітки", "be": "Заўвагі", "bg": "Бележки", "en": "Notes"}
+_CYRILLIC = re.compile("[\u0400-\u04ff]")
 
 
 # "&FBReaderVersion;": an entity the file never declares, left as text in recovery mode
@@ -142,8 +145,9 @@ def parse_fb2(data: bytes, name: str) -> ParsedDocument:
     for body in bodies:
         body_name = (body.get("name") or "").lower()
         if body_name in _NOTE_BODIES:
-            notes = Section(title=_title(body) or "Notes", level=1)
+            notes = Section(title=_title(body), level=1)
             _fill(notes, body)
+            notes.title = notes.title or _notes_title(notes, metadata.get("language", ""))
             if notes.blocks or notes.children:
                 tree.children.append(notes)
         elif len(volumes) > 1:
@@ -162,6 +166,15 @@ def parse_fb2(data: bytes, name: str) -> ParsedDocument:
         metadata=metadata,
         warnings=warnings,
     )
+
+
+def _notes_title(notes: Section, language: str) -> str:
+    label = _NOTES.get(language.lower()[:2])
+    if label:
+        return label
+    text = " ".join(b.text for _, s in notes.walk() for b in s.blocks)[:2000]
+    letters = sum(c.isalpha() for c in text)
+    return _NOTES["ru"] if len(_CYRILLIC.findall(text)) > letters / 2 else _NOTES["en"]
 
 
 def _person(author: Any) -> str:
@@ -202,7 +215,9 @@ def _fill(section: Section, el: Any, top: bool = False) -> None:
                 if not sub.title:
                     sub.title = f"{len(section.children) + 1}"
                 section.children.append(sub)
-            current = section  # text after a sub-section belongs to the parent again
+                # text after a sub-section (schemas forbid it, converters write it) reads
+                # after it: at the end of its last part, as under a heading in any other format
+                current = _last_part(sub)
         elif kind == "subtitle" and _WORD.search(element_text(node)):  # not "* * *"
             current = Section(title=element_text(node), level=section.level + 1)
             section.children.append(current)
@@ -218,6 +233,12 @@ def _fill(section: Section, el: Any, top: bool = False) -> None:
                     target = _lead_section(section, lead_title)
                 target.blocks.append(block)
     _add_bare(current, run)
+
+
+def _last_part(section: Section) -> Section:
+    while section.children:
+        section = section.children[-1]
+    return section
 
 
 def _add_bare(section: Section, run: list[str]) -> None:

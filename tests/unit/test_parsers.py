@@ -474,6 +474,31 @@ def test_fb2_volumes_of_a_compilation_are_sections() -> None:
     ]
 
 
+def test_fb2_text_after_a_nested_section_reads_after_it() -> None:
+    """Text a converter set after a chapter's sub-sections (schemas forbid it) was read before
+    them, and text after a chapter at the body's level went to the front matter; an untitled
+    notes body was "Notes" in a Russian book."""
+    book = """<?xml version="1.0" encoding="utf-8"?>
+<FictionBook xmlns="http://www.gribuser.ru/xml/fictionbook/2.0"><body>
+<section><title><p>Глава 1</p></title><p>Начало главы.</p>
+<section><title><p>Часть 1</p></title><p>Первая часть.</p></section>
+<section><title><p>Часть 2</p></title><p>Вторая часть.</p></section>
+<p>Конец главы.</p></section><p>После главы.</p></body>
+<body name="notes"><section id="n1"><title><p>1</p></title><p>Сноска.</p></section></body>
+</FictionBook>"""
+    doc = parse_document(book.encode(), "book.fb2")
+    read = [(s.title, b.text) for _, s in doc.root.walk() for b in s.blocks]
+    assert read == [
+        ("Глава 1", "Начало главы."),
+        ("Часть 1", "Первая часть."),
+        ("Часть 2", "Вторая часть."),
+        ("Часть 2", "Конец главы."),
+        ("Часть 2", "После главы."),
+        ("1", "Сноска."),
+    ]
+    assert doc.root.children[-1].title == "Примечания"
+
+
 def test_fb2_that_is_not_xml() -> None:
     with pytest.raises(ParseError, match="FB2"):
         parse_document(b"\x00\x01 not xml", "x.fb2")
