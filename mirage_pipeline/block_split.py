@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from mirage_pipeline.parsing.model import Block
 from mirage_pipeline.token_estimate import TokenCounter
 
 SENTENCE_END = re.compile(r"(?<=[.!?…;:])\s+")
@@ -67,3 +68,40 @@ def _split_sentences_by_words(text: str, count: TokenCounter, target: int) -> li
     return _split_sentences(" ".join(words[: len(words) // 2]), count, target) + _split_sentences(
         " ".join(words[len(words) // 2 :]), count, target
     )
+
+
+_FRAGMENT = 60  # characters of a part's first and last line looked for in its block
+
+
+def line_spans(text: str, parts: list[str], header: str | None = None) -> list[tuple[int, int]]:
+    """Where each of `text`'s consecutive `parts` (split_block's, `header` before each, as a
+    table's parts repeat it) stands in it: its first and last line, 0-based; [] when a part is
+    not found. A part is `text`'s own characters, blank lines and runs of spaces aside, so it
+    ends no sooner than its length after its start."""
+    spans: list[tuple[int, int]] = []
+    pos = 0
+    for part in parts:
+        if header is not None and part.startswith(header + "\n"):
+            part = part[len(header) + 1 :]
+        first = part.split("\n", 1)[0][:_FRAGMENT]
+        start = text.find(first, pos) if first else -1
+        last = part.rsplit("\n", 1)[-1][-_FRAGMENT:]
+        end = text.find(last, max(start, start + len(part) - len(last))) if start >= 0 else -1
+        if end < 0:
+            return []
+        pos = end + len(last)
+        spans.append((text.count("\n", 0, start), text.count("\n", 0, pos)))
+    if spans:  # the block's first and last lines (a table's header, blank lines) are its parts'
+        spans[0] = (0, spans[0][1])
+        spans[-1] = (spans[-1][0], text.count("\n"))
+    return spans
+
+
+def block_lines(block: Block, parts: list[str], header: str | None) -> list[tuple[int, int]]:
+    """The source lines of each part of a block split for its size, when the block's text has
+    its source's lines (a listing, a table, a text file's paragraph): each chunk of a 300-line
+    listing cited the whole listing's lines. [] when it has not."""
+    start, end = block.line_start, block.line_end
+    if start is None or end is None or end - start != block.text.count("\n"):
+        return []
+    return [(start + first, start + last) for first, last in line_spans(block.text, parts, header)]

@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from mirage_pipeline.block_split import JOIN_SLACK, SENTENCE_END, split_block
+from mirage_pipeline.block_split import JOIN_SLACK, SENTENCE_END, block_lines, split_block
 from mirage_pipeline.chunk_lead_ins import captions_above, carried_lead_in, room_for_lead_in
 from mirage_pipeline.chunk_outline import book_wrapper, chapters, cited_chapters, new_headings
 from mirage_pipeline.chunk_parts import chunk_parts
@@ -93,6 +93,10 @@ class _Piece:
     block: Block
     overlap: bool = False
     heading: bool = False  # the title of a section joining the chunk: a line of its own
+    lines: tuple[int, int] | None = None  # a part of a block: its own source lines
+
+    def line_range(self) -> tuple[int | None, int | None]:
+        return self.lines or (self.block.line_start, self.block.line_end)
 
 
 def chunk_document(
@@ -223,8 +227,13 @@ class _Builder:
                 continue
             before = pieces[-1] if pieces else None
             room = target - room_for_lead_in(before, block, target, self.captions_above)
-            for part in self._split(block, room, count):
-                pieces.append(_Piece(part, count(part) + JOIN_SLACK, section, block))
+            parts = self._split(block, room, count)
+            header = table_header(block.text) if block.kind == "table" else None
+            spans = block_lines(block, parts, header)
+            for n, part in enumerate(parts):
+                piece = _Piece(part, count(part) + JOIN_SLACK, section, block)
+                piece.lines = spans[n] if spans else None
+                pieces.append(piece)
         return pieces
 
     def _split(self, block: Block, target: int, count: TokenCounter) -> list[str]:
@@ -256,7 +265,7 @@ class _Builder:
             used += n
         if not taken or len(taken) == len(SENTENCE_END.split(last.text)):
             return []  # nothing fits, or the whole piece would repeat
-        return [_Piece(" ".join(taken), used, section, last.block, overlap=True)]
+        return [_Piece(" ".join(taken), used, section, last.block, overlap=True, lines=last.lines)]
 
     def _main_section(self, pieces: list[_Piece]) -> int:
         """The id of the section most of the chunk's text belongs to (on a tie, the first): a
@@ -279,8 +288,10 @@ class _Builder:
             if tokens > self.policy.max_tokens:
                 if len(pieces) == 1:
                     parts = split_block(pieces[0].text, self.exact, self.policy.target_tokens // 2)
+                    one = pieces[0]
                     pieces = [
-                        _Piece(t, self.exact(t), pieces[0].section, pieces[0].block) for t in parts
+                        _Piece(t, self.exact(t), one.section, one.block, lines=one.lines)
+                        for t in parts
                     ]
                 half = max(1, len(pieces) // 2)
                 self._emit(chapter, pieces[:half])
@@ -312,7 +323,7 @@ class _Builder:
                 structure["page_label"] = labels[first - 1]
                 if last != first and labels[last - 1] != labels[first - 1]:
                     structure["page_label_end"] = labels[last - 1]
-        lines = [x for piece in pieces for x in (piece.block.line_start, piece.block.line_end) if x]
+        lines = [x for piece in pieces for x in piece.line_range() if x]
         if lines:
             structure["line_start"], structure["line_end"] = min(lines), max(lines)
         self.chunks.append(

@@ -50,6 +50,8 @@ def place_notes(root: Section, references: dict[str, Any]) -> None:
                 if note is not None and id(note[1]) not in moved:
                     moved.add(id(note[1]))
                     after.setdefault(id(block), []).append(note[1])
+                    # cited at its paragraph: a chunk of both spanned the file to its notes
+                    note[1].line_start, note[1].line_end = block.line_start, block.line_end
     for section in sections:
         kept: list[Block] = []
         for block in section.blocks:

@@ -560,3 +560,25 @@ def test_what_counts_as_a_caption() -> None:
     prose = Block("paragraph", SENTENCES[5])
     assert not introduces("Figure 2 shows the results of the run.", prose, above)
     assert introduces("Table 3 Values of x", Block("table", "a | b"), above)
+
+
+def test_parts_of_a_long_listing_or_table_cite_their_own_lines(count) -> None:
+    """Each chunk of a 300-line listing cited the whole listing's lines (a range of 300 lines
+    for 40 of them): a citation led to the listing's top."""
+    code = [f"    value_{n} = compute(step={n})  # step {n} of the listing" for n in range(300)]
+    rows = [f"| option-{n} | sets the {n}th value of the table |" for n in range(200)]
+    head = ["# Guide", "", "Listing:", "", "```python"]
+    text = "\n".join(
+        [*head, *code, "```", "", "Table:", "", "| Option | Meaning |", "|---|---|", *rows]
+    )
+    source = text.split("\n")
+    doc = parse_document(text.encode(), "guide.md")
+    chunks = chunk_document(doc, count, ChunkingPolicy.for_window(512))
+    parts = [c for c in chunks if "value_" in c.content or "option-" in c.content]
+    assert len(parts) >= 6
+    for chunk in parts:
+        start, end = chunk.structure["line_start"], chunk.structure["line_end"]
+        assert end - start < 80
+        body = [ln for ln in chunk.content.split("\n") if "value_" in ln or "option-" in ln]
+        assert body[0].strip() in "\n".join(source[start - 1 : start + 4])  # after a lead-in
+        assert body[-1].strip() in "\n".join(source[end - 2 : end])  # before a fence

@@ -1167,6 +1167,9 @@ def test_markdown_footnotes_follow_the_paragraph_citing_them() -> None:
         "² https://ru.wikipedia.org/wiki/Tolstoy",
     ]
     assert chapters["Глава 2"] == ["Текст."]
+    # a note is cited at the paragraph it follows: a chunk of both reached the file's end
+    lines = [(b.line_start, b.line_end) for _, s in doc.root.walk() for b in s.blocks]
+    assert lines[:3] == [(3, 3)] * 3
 
 
 def test_a_manual_page_as_text_has_its_sections() -> None:
