@@ -50,6 +50,9 @@ _BREAKING_NAMES = (
 )
 _INLINE_TAG = re.compile(rf"</?(?:{_TAG_NAMES})(?:\s[^<>]*)?/?>", re.I)
 _BREAKING_TAG = re.compile(rf"</?(?:{_BREAKING_NAMES})(?:\s[^<>]*)?/?>", re.I)
+_HTML_TAG = re.compile(
+    rf"<!--.*|</?(?:{_TAG_NAMES}|{_BREAKING_NAMES}|wbr)(?:\s[^<>]*)?/?>", re.I | re.S
+)
 _TARGET = r"\((?:[^()\s]|\([^()\s]*\))*(?:\s+\"[^\"]*\")?\)"
 _ATTRIBUTE_LIST = r"(?:\{[^{}\n]*\})?"  # pandoc's "{#fig:loss width=80%}" after an image
 _IMAGE = re.compile(r"!\[([^\]\n]*)\]" + _TARGET + _ATTRIBUTE_LIST)
@@ -380,6 +383,8 @@ def _inline_text(inline: Any) -> str:
     for child in inline.children or ():
         if child.type in ("text", "code_inline", "image"):
             parts.append(child.content)
+        elif child.type == "html_inline" and not _HTML_TAG.fullmatch(child.content):
+            parts.append(child.content)  # "List<String>", "<Enter>": no HTML tag of a reader's
         elif child.type in ("softbreak", "hardbreak"):
             parts.append(" ")
     return _BOOKDOWN_PART.sub("", _ATTRIBUTES.sub("", "".join(parts)).strip())

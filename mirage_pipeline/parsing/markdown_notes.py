@@ -18,6 +18,7 @@ _DEFINITION = re.compile(r"^\[\^([\w.-]+)\]:[ \t]*")
 _REFERENCE = re.compile(r"\[\^([\w.-]+)\](?!:)")
 _CODE_SPAN = re.compile(r"(`+)(?:.|\n)*?(?<!`)\1(?!`)")  # its "[^x]" is code ("[^[:punct:]]")
 _PROSE = ("paragraph", "list", "quote", "table")
+_INDENTED = re.compile(r"^(?: {4}|\t)")
 
 
 def place_notes(root: Section, references: dict[str, Any]) -> None:
@@ -26,7 +27,8 @@ def place_notes(root: Section, references: dict[str, Any]) -> None:
     note went."""
     sections = [section for _, section in root.walk()]
     for section in sections:
-        section.blocks = [part for block in section.blocks for part in _one_note_each(block)]
+        blocks = [part for block in section.blocks for part in _one_note_each(block)]
+        section.blocks = _with_continuations(blocks)
     notes: dict[str, tuple[Section, Block]] = {}
     for section in sections:
         for block in section.blocks:
@@ -81,6 +83,27 @@ def _one_note_each(block: Block) -> list[Block]:
         )
         for start, end in zip(starts, [*starts[1:], len(lines)], strict=True)
     ]
+
+
+def _with_continuations(blocks: list[Block]) -> list[Block]:
+    """A note's further paragraphs, indented under it as pandoc writes them, joined to it:
+    CommonMark read them as an indented code block."""
+    kept: list[Block] = []
+    for block in blocks:
+        before = kept[-1] if kept else None
+        if (
+            before is not None
+            and before.kind == "paragraph"
+            and _DEFINITION.match(before.text)
+            and block.kind == "code"
+            and all(_INDENTED.match(line) for line in block.text.split("\n") if line.strip())
+        ):
+            lines = [_INDENTED.sub("", line, count=1) for line in block.text.split("\n")]
+            before.text = "\n".join([before.text, *(line for line in lines if line.strip())])
+            before.line_end = block.line_end or before.line_end
+            continue
+        kept.append(block)
+    return kept
 
 
 def _marks(text: str) -> str:

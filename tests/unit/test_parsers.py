@@ -822,6 +822,10 @@ def test_markdown_inline_html_tags_go_and_their_text_stays() -> None:
         "Run `aptitude install <package>` as <root@localhost>; write `<span>` to mark it.",
         "```\n<div>kept in code</div>\n```",
     ]
+    # in a heading too: "List<String>" lost its "<String>", "Vec<T>" its "<T>"
+    titled = "# Use List<String>\n\n## Vec<T> and <code>x</code> <a name='y'></a>Z <br/>\n\nT.\n"
+    titles = [s.title for _, s in parse_document(titled.encode(), "t.md").root.walk()][1:]
+    assert titles == ["Use List<String>", "Vec<T> and x Z"]
 
 
 def test_stress_marks_leave_cyrillic_words_whole() -> None:
@@ -1170,6 +1174,18 @@ def test_markdown_footnotes_follow_the_paragraph_citing_them() -> None:
     # a note is cited at the paragraph it follows: a chunk of both reached the file's end
     lines = [(b.line_start, b.line_end) for _, s in doc.root.walk() for b in s.blocks]
     assert lines[:3] == [(3, 3)] * 3
+    # a note's second paragraph, indented under it as pandoc writes it, was a code block
+    body = "Текст[^1].\n\n[^1]: Первый абзац.\n\n    Второй абзац\n    сноски.\n\n```\ncode\n```\n"
+    blocks = [
+        (b.kind, b.text)
+        for _, s in parse_document(body.encode(), "n.md").root.walk()
+        for b in s.blocks
+    ]
+    assert blocks == [
+        ("paragraph", "Текст¹."),
+        ("paragraph", "¹ Первый абзац.\nВторой абзац\nсноски."),
+        ("code", "```\ncode\n```"),
+    ]
 
 
 def test_a_manual_page_as_text_has_its_sections() -> None:
