@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections import Counter
 from dataclasses import dataclass
 
 from mirage_pipeline.parsing.pdf_lines import Line
@@ -214,6 +215,7 @@ def detect_headings(
     runs = _style_runs(lines)
     found: dict[int, tuple[int, int, float, str]] = {}  # first line → first, last, size, text
     styles: set[tuple[float, bool]] = set()
+    code_size = _code_size(lines)
     for first, last, whole in runs:
         n = last - first + 1
         if not whole or n > 3 or _in_table(lines, first, last, cells):
@@ -221,6 +223,10 @@ def detect_headings(
         if _looks_like_heading(lines, first, n, body_size):
             found[first] = _candidate(lines, first, last)
             styles.add(_style(lines[first]))
+        elif code_size and _code_heading(lines[first : last + 1], body_size, code_size):
+            # ranked among the others as if set in the body's font
+            first, last, size, text = _candidate(lines, first, last)
+            found[first] = first, last, size * body_size / code_size, text
     for first, last, _ in runs:
         n = last - first + 1
         if first in found or n > 3 or _in_table(lines, first, last, cells):
@@ -313,6 +319,28 @@ def _looks_like_heading(lines: list[Line], i: int, n: int, body: float) -> bool:
     if bold and len(text) <= 80 and n <= 2:
         return True
     return bool(_NUMBERED.match(text)) and bold
+
+
+def _code_size(lines: list[Line]) -> float | None:
+    """The size most characters of code listings' lines are set in."""
+    sizes: Counter[float] = Counter()
+    for line in lines:
+        if line.code:
+            sizes[_size_class(line.size)] += len(line.text)
+    return sizes.most_common(1)[0][0] if sizes else None
+
+
+def _code_heading(group: list[Line], body: float, code_size: float) -> bool:
+    """A title set in a bold monospaced font larger than the listings' (an API reference's
+    "fs.chmod(path, mode, callback)" or "Class: FileHandle" printed by a browser: 9.6 pt over
+    9 pt listings and 10.3 pt prose): a heading, not code. A bold line of a listing is in the
+    listing's size."""
+    text = " ".join(line.text for line in group).strip()
+    if len(group) > 2 or len(text) > 100 or text.endswith((";", "{", ",", "\\")):
+        return False
+    if not all(line.mono and line.bold for line in group) or not any(c.isalpha() for c in text):
+        return False
+    return all(line.size >= min(code_size + 0.5, body + 1) for line in group)
 
 
 def _cells_of_a_row(group: list[Line]) -> bool:

@@ -1414,3 +1414,26 @@ def test_an_html_pages_navigation_bar_goes_wherever_it_stands() -> None:
     text = _text(parse_document(_pdf(pages), "xfig.pdf"))
     assert bar not in text and text.count(prose) == 16
     assert text.count("grep canvas | sort") == 8 and "Option | Default" in text
+
+
+def test_an_api_references_bold_monospaced_titles_are_headings() -> None:
+    """A browser's print of an API reference sets each function's title in a bold
+    monospaced font a little larger than its listings ("fs.chmod(path, mode, callback)" at
+    9.6 pt over 9 pt code and 10 pt prose): all 61 of Node's fs titles were code blocks and the
+    text under them cited "File system". A bold line of a listing, in its size, stays code."""
+    prose = "Changes the permissions of the file named by its path, as the system call does."
+    runs: list[Run] = [(60, 60, "File system", "hebo", 16)]
+    y = 100.0
+    for name in ("fs.chmod(path, mode, callback)", "fs.chown(path, uid, gid, callback)"):
+        runs.append((60, y, name, "cobo", 9.6))
+        runs += _lines(60, y + 24, [prose, prose])
+        runs += [(60, y + 60, "$ node chmod.js", "cobo", 9), (60, y + 71, "done", "cour", 9)]
+        runs += [(60, y + 82, "const fs = require('node:fs');", "cour", 9)]
+        y += 130
+    doc = parse_document(_pdf([runs]), "fs.pdf")
+    titles = [s.title for _, s in doc.root.walk()]
+    assert "fs.chmod(path, mode, callback)" in titles
+    assert "fs.chown(path, uid, gid, callback)" in titles
+    assert "$ node chmod.js" not in titles
+    section = next(s for _, s in doc.root.walk() if s.title.startswith("fs.chown"))
+    assert [b.kind for b in section.blocks] == ["paragraph", "code"]
