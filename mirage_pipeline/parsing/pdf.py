@@ -18,12 +18,7 @@ from mirage_pipeline.parsing.pdf_contents import (
     drop_contents_section,
     read_contents,
 )
-from mirage_pipeline.parsing.pdf_headings import (
-    Heading,
-    detect_headings,
-    locate_outline,
-    ordered_outline,
-)
+from mirage_pipeline.parsing.pdf_headings import Heading, detect_headings
 from mirage_pipeline.parsing.pdf_lines import (
     CONTENTS_TITLE,
     Line,
@@ -33,6 +28,7 @@ from mirage_pipeline.parsing.pdf_lines import (
     extract_lines,
 )
 from mirage_pipeline.parsing.pdf_notes import find_footnotes
+from mirage_pipeline.parsing.pdf_outline import locate_outline, ordered_outline
 from mirage_pipeline.parsing.pdf_running import drop_running_lines, printed_labels
 from mirage_pipeline.parsing.pdf_tables import find_tables
 from mirage_pipeline.parsing.pdf_tree import NOTE_MARKS, build_tree

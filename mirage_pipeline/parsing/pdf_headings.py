@@ -1,5 +1,5 @@
-"""Where a PDF's sections start: outline entries located on their pages, or headings detected
-from font statistics when the PDF has no outline."""
+"""Where a PDF's sections start when it has no outline: headings detected from font statistics
+(an outline's entries are placed by pdf_outline.py)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,6 @@ from dataclasses import dataclass
 
 from mirage_pipeline.parsing.pdf_lines import Line
 
-_NOT_WORD = re.compile(r"[\W_]+")
-_LEADING_NUMBER = re.compile(r"^(?:\d+|[ivxlc]+|[a-z])(?:[.\d]*)")
 _NUMBERED = re.compile(
     r"^(?:(?:глава|часть|раздел|приложение|розділ|частина|додаток|chapter|part|section|appendix)"
     r"\s+[\w.]+"
@@ -26,7 +24,7 @@ _LABEL_WORD = (  # Russian, Ukrainian, English
     r"|лекція|lecture)"
 )
 _LABEL_START = re.compile(_LABEL_WORD + r"\b", re.IGNORECASE)
-_CHAPTER_LABEL = re.compile(
+CHAPTER_LABEL = re.compile(
     r"^"
     + _LABEL_WORD
     + r"(?:\s+(?:\d{1,3}|[ivxl]{1,6}|[a-zа-яё]|one|two|three|four|five|six|seven|eight|nine"
@@ -63,142 +61,6 @@ class Heading:
     page: int
     lines: tuple[int, ...] = ()  # indexes of the heading's own lines, left out of the body
     size: float = 0.0  # its font size, when detected from fonts
-
-
-def _norm(text: str) -> str:
-    return _NOT_WORD.sub("", text.casefold())
-
-
-def ordered_outline(toc: list[tuple[int, str, int]]) -> tuple[list[tuple[int, str, int]], int]:
-    """The outline without the entries that repeat another out of page order, and how many
-    were left out. xfig's manual (htmldoc) lists "Miscellaneous" p. 93, "Fig Format 3.2"
-    p. 156, "Internationalization" p. 151, "LaTeX and Xfig" p. 124, then every chapter again in
-    order: placed in the outline's order, every page from 97 to 155 fell under
-    "Miscellaneous". Of the run of entries in page order holding the most different entries,
-    an entry outside it is left out when the run holds its level, title and page, and so is a
-    copy of an entry already kept across such a jump ("Miscellaneous" again); one that repeats
-    nothing stays where it stands (lshortru's "Предметный указатель", the last entry, points to
-    page 5 — placed after the one before it, it still heads the index at the book's end), and
-    so do repeats in order (an "Exercises" under each chapter on one page)."""
-    pages = [page for _, _, page in toc]
-    if all(a <= b for a, b in itertools.pairwise(p for p in pages if p > 0)):
-        return toc, 0
-    run = _page_ordered_run(toc)
-    in_run = {toc[i] for i in run}
-    out: list[tuple[int, str, int]] = []
-    kept_at: dict[tuple[int, str, int], int] = {}
-    jumped = -1  # the last entry left out
-    for i, entry in enumerate(toc):
-        repeat = i not in run and entry in in_run
-        if repeat or kept_at.get(entry, len(toc)) < jumped:
-            jumped = i
-            continue
-        kept_at[entry] = i
-        out.append(entry)
-    return out, len(toc) - len(out)
-
-
-def _page_ordered_run(toc: list[tuple[int, str, int]]) -> set[int]:
-    """The indexes of a run of entries whose pages never go down holding the most different
-    entries (then the most entries); an entry without a page (-1) is in it wherever it stands.
-    Quadratic: only an outline out of order comes here."""
-    best: list[tuple[int, int, int]] = []  # per entry: different entries, entries, the one before
-    for i, (_, _, page) in enumerate(toc):
-        choice = (1, 1, -1)
-        for j in range(i) if page > 0 else ():
-            if toc[j][2] <= 0 or toc[j][2] > page:
-                continue
-            distinct, length, _ = best[j]
-            k, repeated = j, False  # a repeat shares its page with the run's last entries
-            while k >= 0 and toc[k][2] == page and not repeated:
-                repeated = toc[k] == toc[i]
-                k = best[k][2]
-            choice = max(choice, (distinct + (not repeated), length + 1, j))
-        best.append(choice)
-    ends = [i for i, (_, _, page) in enumerate(toc) if page > 0]
-    run = set()
-    i = max(ends, key=lambda e: best[e][:2]) if ends else -1
-    while i >= 0:
-        run.add(i)
-        i = best[i][2]
-    return run | {i for i, (_, _, page) in enumerate(toc) if page <= 0}
-
-
-def locate_outline(
-    toc: list[tuple[int, str, int]], lines: list[Line], page_starts: dict[int, int]
-) -> list[Heading]:
-    """Each outline entry placed at its heading line on its page (or at the page's top)."""
-    headings: list[Heading] = []
-    floor = search_from = 0
-    for level, title, page in toc:
-        start = max(page_starts.get(page, floor), floor)
-        found = _find_title(title, lines, max(start, search_from), page)
-        if found:
-            first, last = found
-            first = _label_above(lines, first, max(start, search_from))
-            title = _spaced(title, lines[found[0] : last + 1])
-            heading = Heading(first, level, title, page, tuple(range(first, last + 1)))
-            search_from = last + 1
-        else:
-            heading = Heading(start, level, title, page)
-        floor = heading.start
-        headings.append(heading)
-    return headings
-
-
-def _spaced(title: str, found: list[Line]) -> str:
-    """The outline's title, or the heading's own lines when they read the same but for the
-    spaces the outline lost where the heading wraps (a browser's outline: "Configuring
-    thesynchronisation daemon forremote storage")."""
-    text = " ".join(" ".join(line.text for line in found).split())
-    plain = "".join(title.split())
-    if "".join(text.split()) == plain and text.count(" ") > title.count(" "):
-        return text
-    return title
-
-
-def _label_above(lines: list[Line], first: int, floor: int) -> int:
-    """The first line of a chapter label set just above the title line `first` on its page
-    (one line, or two: "CHAPTER" / "ONE"), apart from any text above it, else `first` — a
-    paragraph's last line that happens to read "Part II." is no label."""
-    title = lines[first]
-    for above in (1, 2):
-        k = first - above
-        if k < floor or lines[k].page != title.page:
-            break
-        text = " ".join(" ".join(ln.text.strip() for ln in lines[k:first]).split())
-        apart = (
-            k == 0
-            or lines[k - 1].page != title.page
-            or (lines[k].y0 - lines[k - 1].y1 >= 0.8 * lines[k].size)
-        )
-        if lines[k].size >= 0.6 * title.size and apart and _CHAPTER_LABEL.match(text):
-            return k
-    return first
-
-
-def _find_title(title: str, lines: list[Line], start: int, page: int) -> tuple[int, int] | None:
-    want = _norm(title)
-    if not want:
-        return None
-    bare = _LEADING_NUMBER.sub("", want, count=1) if _LEADING_NUMBER.match(want) else want
-    i = start
-    while i < len(lines) and lines[i].page == page:
-        if not _norm(lines[i].text):  # a title starts with a word, not with "?‘" before it
-            i += 1
-            continue
-        text = ""
-        for k in range(i, min(i + 3, len(lines))):
-            if lines[k].page != page:
-                break
-            text += _norm(lines[k].text)
-            if len(text) > len(want) + 8:
-                break
-            plain = _LEADING_NUMBER.sub("", text, count=1) if _LEADING_NUMBER.match(text) else text
-            if text in (want, bare) or (plain and plain in (want, bare) and len(plain) >= 3):
-                return i, k
-        i += 1
-    return None
 
 
 def detect_headings(
@@ -376,7 +238,7 @@ def _join_number_lines(
             _NUMBER_ONLY.match(joined[-1][3].strip())
             # "Part I" above "Chapter 1": two headings, not one
             or (
-                _CHAPTER_LABEL.match(" ".join(joined[-1][3].split()))
+                CHAPTER_LABEL.match(" ".join(joined[-1][3].split()))
                 and not _LABEL_START.match(cand[3].strip())
             )
         )
@@ -398,7 +260,7 @@ def _join_wrapped(
 ) -> list[tuple[int, int, float, str]]:
     """A heading set on two lines that are blocks of their own ("НА ТЕМУ: «Исследование … в
     многопоточных" / "приложениях Linux»") is one heading: the next line, in the same style,
-    right below, going on with a lowercase word."""
+    right below, going on (`_goes_on`)."""
     joined: list[tuple[int, int, float, str]] = []
     for cand in candidates:
         if joined:
@@ -409,9 +271,29 @@ def _join_wrapped(
                 and below.page == above.page
                 and _style(below) == _style(above)
                 and 0 <= below.y0 - above.y1 <= 0.8 * above.size
-                and cand[3].strip()[:1].islower()
+                and _goes_on(prev[3], cand[3])
             ):
                 joined[-1] = (prev[0], cand[1], max(prev[2], cand[2]), f"{prev[3]} {cand[3]}")
                 continue
         joined.append(cand)
     return joined
+
+
+# words no title ends with: a wrapped heading's first line ("Атрибуты в" / "Windows")
+_GOES_ON_WORDS = frozenset(
+    "в во с со и к ко на по о об от до из за для при без над под или а но "  # noqa: SIM905
+    "of the a an and or for to in on at by with from into via".split()
+)
+_OPENING = "\"'«“„(["
+
+
+def _goes_on(above: str, below: str) -> bool:
+    """Whether `below` continues the heading `above`: it starts lowercase or with an opening
+    quote or bracket ("3. Вкладка" / "\"Расширенный\""), or `above` ends with a word no title
+    ends with; never a numbered heading of its own."""
+    above, below = above.strip(), below.strip()
+    if not below or _NUMBERED.match(below):
+        return False
+    if below[0].islower() or below[0] in _OPENING:
+        return True
+    return above.rsplit(None, 1)[-1] in _GOES_ON_WORDS if above else False

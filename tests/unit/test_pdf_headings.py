@@ -7,7 +7,7 @@ import pymupdf
 from mirage_pipeline.parsing import parse_document
 from mirage_pipeline.parsing.model import Block, ParsedDocument, Section
 from mirage_pipeline.parsing.pdf_contents import drop_contents_section
-from mirage_pipeline.parsing.pdf_headings import ordered_outline
+from mirage_pipeline.parsing.pdf_outline import ordered_outline
 
 BODY = (
     "The hierarchy keeps static files apart from variable ones, so that a system can mount "
@@ -333,3 +333,28 @@ def test_a_contents_set_as_a_table_without_leaders_is_not_a_section() -> None:
         root = tree(rows, title)
         assert drop_contents_section(root) is dropped
         assert [s.title for s in root.children] == ([] if dropped else [title]) + entries
+
+
+def test_a_heading_wrapped_after_a_preposition_or_before_a_quote_is_one_heading() -> None:
+    """A browser's print wraps a narrow column's headings into blocks of their own: "Атрибуты
+    в" / "Windows", "3. Вкладка" / "\"Расширенный\"" were two sections each. A numbered
+    heading right below a heading ending in a short word stays a heading of its own."""
+    lines: list[Line] = [
+        ("Attributes of", 14, True, 20),
+        ("Windows files", 14, True, 8),
+        *_body(space=14),
+        ("3. The tab", 14, True, 20),
+        ('"Advanced"', 14, True, 8),
+        *_body(space=14),
+        ("4 Set up", 14, True, 20),
+        ("4.1 Install", 14, True, 8),
+        *_body(space=14),
+    ]
+    doc = parse_document(_pdf([lines]), "wrapped.pdf")
+    titles = [s.title for _, s in doc.root.walk()][1:]
+    assert titles == [
+        "Attributes of Windows files",
+        '3. The tab "Advanced"',
+        "4 Set up",
+        "4.1 Install",
+    ]

@@ -1,0 +1,149 @@
+"""Where a PDF's outline entries start: each placed at its heading's lines on its page, the
+entries repeated out of page order left out."""
+
+from __future__ import annotations
+
+import itertools
+import re
+
+from mirage_pipeline.parsing.pdf_headings import CHAPTER_LABEL, Heading
+from mirage_pipeline.parsing.pdf_lines import Line
+
+_NOT_WORD = re.compile(r"[\W_]+")
+_LEADING_NUMBER = re.compile(r"^(?:\d+|[ivxlc]+|[a-z])(?:[.\d]*)")
+
+
+def _norm(text: str) -> str:
+    return _NOT_WORD.sub("", text.casefold())
+
+
+def ordered_outline(toc: list[tuple[int, str, int]]) -> tuple[list[tuple[int, str, int]], int]:
+    """The outline without the entries that repeat another out of page order, and how many
+    were left out. xfig's manual (htmldoc) lists "Miscellaneous" p. 93, "Fig Format 3.2"
+    p. 156, "Internationalization" p. 151, "LaTeX and Xfig" p. 124, then every chapter again in
+    order: placed in the outline's order, every page from 97 to 155 fell under
+    "Miscellaneous". Of the run of entries in page order holding the most different entries,
+    an entry outside it is left out when the run holds its level, title and page, and so is a
+    copy of an entry already kept across such a jump ("Miscellaneous" again); one that repeats
+    nothing stays where it stands (lshortru's "Предметный указатель", the last entry, points to
+    page 5 — placed after the one before it, it still heads the index at the book's end), and
+    so do repeats in order (an "Exercises" under each chapter on one page)."""
+    pages = [page for _, _, page in toc]
+    if all(a <= b for a, b in itertools.pairwise(p for p in pages if p > 0)):
+        return toc, 0
+    run = _page_ordered_run(toc)
+    in_run = {toc[i] for i in run}
+    out: list[tuple[int, str, int]] = []
+    kept_at: dict[tuple[int, str, int], int] = {}
+    jumped = -1  # the last entry left out
+    for i, entry in enumerate(toc):
+        repeat = i not in run and entry in in_run
+        if repeat or kept_at.get(entry, len(toc)) < jumped:
+            jumped = i
+            continue
+        kept_at[entry] = i
+        out.append(entry)
+    return out, len(toc) - len(out)
+
+
+def _page_ordered_run(toc: list[tuple[int, str, int]]) -> set[int]:
+    """The indexes of a run of entries whose pages never go down holding the most different
+    entries (then the most entries); an entry without a page (-1) is in it wherever it stands.
+    Quadratic: only an outline out of order comes here."""
+    best: list[tuple[int, int, int]] = []  # per entry: different entries, entries, the one before
+    for i, (_, _, page) in enumerate(toc):
+        choice = (1, 1, -1)
+        for j in range(i) if page > 0 else ():
+            if toc[j][2] <= 0 or toc[j][2] > page:
+                continue
+            distinct, length, _ = best[j]
+            k, repeated = j, False  # a repeat shares its page with the run's last entries
+            while k >= 0 and toc[k][2] == page and not repeated:
+                repeated = toc[k] == toc[i]
+                k = best[k][2]
+            choice = max(choice, (distinct + (not repeated), length + 1, j))
+        best.append(choice)
+    ends = [i for i, (_, _, page) in enumerate(toc) if page > 0]
+    run = set()
+    i = max(ends, key=lambda e: best[e][:2]) if ends else -1
+    while i >= 0:
+        run.add(i)
+        i = best[i][2]
+    return run | {i for i, (_, _, page) in enumerate(toc) if page <= 0}
+
+
+def locate_outline(
+    toc: list[tuple[int, str, int]], lines: list[Line], page_starts: dict[int, int]
+) -> list[Heading]:
+    """Each outline entry placed at its heading line on its page (or at the page's top)."""
+    headings: list[Heading] = []
+    floor = search_from = 0
+    for level, title, page in toc:
+        start = max(page_starts.get(page, floor), floor)
+        found = _find_title(title, lines, max(start, search_from), page)
+        if found:
+            first, last = found
+            first = _label_above(lines, first, max(start, search_from))
+            title = _spaced(title, lines[found[0] : last + 1])
+            heading = Heading(first, level, title, page, tuple(range(first, last + 1)))
+            search_from = last + 1
+        else:
+            heading = Heading(start, level, title, page)
+        floor = heading.start
+        headings.append(heading)
+    return headings
+
+
+def _spaced(title: str, found: list[Line]) -> str:
+    """The outline's title, or the heading's own lines when they read the same but for the
+    spaces the outline lost where the heading wraps (a browser's outline: "Configuring
+    thesynchronisation daemon forremote storage")."""
+    text = " ".join(" ".join(line.text for line in found).split())
+    plain = "".join(title.split())
+    if "".join(text.split()) == plain and text.count(" ") > title.count(" "):
+        return text
+    return title
+
+
+def _label_above(lines: list[Line], first: int, floor: int) -> int:
+    """The first line of a chapter label set just above the title line `first` on its page
+    (one line, or two: "CHAPTER" / "ONE"), apart from any text above it, else `first` — a
+    paragraph's last line that happens to read "Part II." is no label."""
+    title = lines[first]
+    for above in (1, 2):
+        k = first - above
+        if k < floor or lines[k].page != title.page:
+            break
+        text = " ".join(" ".join(ln.text.strip() for ln in lines[k:first]).split())
+        apart = (
+            k == 0
+            or lines[k - 1].page != title.page
+            or (lines[k].y0 - lines[k - 1].y1 >= 0.8 * lines[k].size)
+        )
+        if lines[k].size >= 0.6 * title.size and apart and CHAPTER_LABEL.match(text):
+            return k
+    return first
+
+
+def _find_title(title: str, lines: list[Line], start: int, page: int) -> tuple[int, int] | None:
+    want = _norm(title)
+    if not want:
+        return None
+    bare = _LEADING_NUMBER.sub("", want, count=1) if _LEADING_NUMBER.match(want) else want
+    i = start
+    while i < len(lines) and lines[i].page == page:
+        if not _norm(lines[i].text):  # a title starts with a word, not with "?‘" before it
+            i += 1
+            continue
+        text = ""
+        for k in range(i, min(i + 3, len(lines))):
+            if lines[k].page != page:
+                break
+            text += _norm(lines[k].text)
+            if len(text) > len(want) + 8:
+                break
+            plain = _LEADING_NUMBER.sub("", text, count=1) if _LEADING_NUMBER.match(text) else text
+            if text in (want, bare) or (plain and plain in (want, bare) and len(plain) >= 3):
+                return i, k
+        i += 1
+    return None
