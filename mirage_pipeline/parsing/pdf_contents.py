@@ -275,10 +275,16 @@ def drop_contents_section(root: Section) -> bool:
     """Remove a section titled "Contents" ("Оглавление", …) whose text is nothing but rows of
     entries the sections after it are titled by, each with its page number — a contents set
     as a table without dot leaders (russ.sty's), which would match any question about a
-    chapter's title. True if one went."""
+    chapter's title —, or whose entries were read as headings without text (a web page's
+    contents box printed by a browser, its links set bold). True if one went."""
     later = [_key(s.title) for _, s in root.walk() if s.level > 0]
     for parents, section in root.walk():
-        if not parents or section.children or not _CONTENTS_TITLE.match(section.title.strip()):
+        if not parents or not _CONTENTS_TITLE.match(section.title.strip()):
+            continue
+        if section.children:
+            if _entries_as_headings(section, root):
+                parents[-1].children.remove(section)
+                return True
             continue
         rows = [row for block in section.blocks for row in block.text.split("\n") if row.strip()]
         entries = [_PAGE_CELL.sub("", row) for row in rows if _PAGE_CELL.search(row)]
@@ -288,3 +294,15 @@ def drop_contents_section(root: Section) -> bool:
             parents[-1].children.remove(section)
             return True
     return False
+
+
+def _entries_as_headings(section: Section, root: Section) -> bool:
+    """Whether `section` holds sections without text (a word or two strayed in: a box's
+    label), three or more, most titled as sections elsewhere in the document."""
+    entries = [s for _, s in section.walk()][1:]
+    text = sum(len(b.text) for _, s in section.walk() for b in s.blocks)
+    if len(entries) < 3 or text > 20 * len(entries):
+        return False
+    inside = {id(s) for s in entries}
+    others = {_key(s.title) for _, s in root.walk() if s.level > 0 and id(s) not in inside}
+    return sum(_key(s.title) in others for s in entries) >= max(3, 0.6 * len(entries))

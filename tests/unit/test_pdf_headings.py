@@ -335,6 +335,31 @@ def test_a_contents_set_as_a_table_without_leaders_is_not_a_section() -> None:
         assert [s.title for s in root.children] == ([] if dropped else [title]) + entries
 
 
+def test_a_contents_box_whose_entries_were_read_as_headings_is_not_a_section() -> None:
+    """A web page's contents box printed by a browser sets its links bold: "Содержание" held
+    an empty section per entry, each a duplicate of the real one after it. A contents section
+    with text under its entries stays."""
+    entries = ["1. Введение", "2. Вкладка", "3. Плагины", "4. Результаты"]
+
+    def tree(text: str) -> Section:
+        box = Section(title="Содержание", level=2)
+        box.children = [
+            Section(title=e, level=3, blocks=[Block("paragraph", text)] if text else [])
+            for e in entries
+        ]
+        chapter = Section(title="2.5. Поиск файлов", level=1, children=[box])
+        chapter.children += [
+            Section(title=e, level=2, blocks=[Block("paragraph", BODY)]) for e in entries
+        ]
+        return Section(title="", level=0, children=[chapter])
+
+    for text, dropped in [("", True), ("Примечание", True), (BODY, False)]:
+        root = tree(text)
+        assert drop_contents_section(root) is dropped
+        titles = [s.title for s in root.children[0].children]
+        assert titles == ([] if dropped else ["Содержание"]) + entries
+
+
 def test_a_heading_wrapped_after_a_preposition_or_before_a_quote_is_one_heading() -> None:
     """A browser's print wraps a narrow column's headings into blocks of their own: "Атрибуты
     в" / "Windows", "3. Вкладка" / "\"Расширенный\"" were two sections each. A numbered
