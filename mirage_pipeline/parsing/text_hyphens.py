@@ -14,7 +14,8 @@ from mirage_pipeline.parsing.model import ParsedDocument
 # a line ending in a word's letter and a hyphen, the next line (after its indentation or a
 # quote's ">") starting with a letter or a digit; the word is read back from the hyphen (a
 # pattern starting at the word would try every start in a long line without spaces)
-_BROKEN = re.compile(r"\w-\n[ \t>]*(?=\w)")
+# (not a numbered list's next item: "pre-" / "2. Configure")
+_BROKEN = re.compile(r"\w-\n[ \t>]*(?=\w)(?!\d+[.)](?:\s|$))")
 _SPACE = re.compile(r"\s")
 _PROSE = ("paragraph", "list", "quote")
 
@@ -39,7 +40,8 @@ def rejoin_hyphenated(doc: ParsedDocument) -> ParsedDocument:
             hyphen = found.start() + 1
             start = max(text.rfind(" ", at, hyphen), text.rfind("\n", at, hyphen)) + 1
             start = max(start, at)
-            right = _SPACE.split(text[found.end() :], maxsplit=1)[0]
+            space = _SPACE.search(text, found.end())
+            right = text[found.end() : space.start() if space else len(text)]
             whole = join_text(text[start : hyphen + 1], right, vocabulary)
             out += [text[at:start], whole[: len(whole) - len(right)]]
             at = found.end()

@@ -1149,6 +1149,9 @@ def test_words_hyphenated_at_line_ends_of_text_and_markdown_are_whole() -> None:
             "Pre-Depends, решение case-by-case.",
             "> цитата с переносом.",
         ]
+    # a numbered list's next item is no word's rest
+    steps = parse_document(b"Steps:\n1. Install the pre-\n2. Configure it.\n", "steps.txt")
+    assert _block_texts(steps) == ["Steps:\n1. Install the pre-\n2. Configure it."]
 
 
 def test_markdown_footnotes_follow_the_paragraph_citing_them() -> None:
