@@ -213,8 +213,9 @@ def _walk(el: etree._Element, events: list[Event], lang: str | None, boxed: bool
             run.append(" ")
         elif not _numbering(child):
             anchors = [a for n in child.iter() if isinstance(n.tag, str) and (a := _anchor_of(n))]
-            before = "".join(run).rstrip()
-            if anchors and (not before or before.endswith(_SENTENCE_ENDS)):
+            # the run's last character: joining the whole run for each child was quadratic
+            before = next((part.rstrip()[-1] for part in reversed(run) if part.strip()), "")
+            if anchors and (not before or before in _SENTENCE_ENDS):
                 # a target a contents entry may point to: the text before it is done
                 done()
                 events.extend(Event("anchor", anchor=anchor) for anchor in anchors)
@@ -286,14 +287,16 @@ def _collect(node: etree._Element, parts: list[str], keep_lines: bool = False) -
     if node.text:
         parts.append(node.text if keep_lines else node.text.replace("\n", " "))
     for child in node:
-        if isinstance(child.tag, str) and _note_reference(child):
-            mark = "".join(child.itertext()).strip().strip("[]")
-            if mark.isdigit():  # "conversant.¹", as a PDF's raised mark reads
-                while parts and parts[-1].endswith(" "):
-                    parts[-1] = parts[-1].rstrip(" ")
-                # a note's own mark, opening its text, stands apart from it: "¹ You do"
-                opening = not any(part.strip() for part in parts)
-                parts.append(mark.translate(SUPERSCRIPT) + (" " if opening else ""))
+        reference = _note_reference(child) if isinstance(child.tag, str) else ""
+        mark = "".join(child.itertext()).strip().strip("[]") if reference else ""
+        if mark.isdigit():  # "conversant.¹", as a PDF's raised mark reads
+            while parts and parts[-1].endswith(" "):
+                parts[-1] = parts[-1].rstrip(" ")
+            # a note's own mark, opening its text, stands apart from it: "¹ You do"
+            opening = not any(part.strip() for part in parts)
+            parts.append(mark.translate(SUPERSCRIPT) + (" " if opening else ""))
+        elif reference == "marked":
+            pass  # a note's "*" or "†"
         elif isinstance(child.tag, str) and local_name(child) not in _SKIP and not is_chrome(child):
             _collect(child, parts, keep_lines or local_name(child) == "pre")
         if child.tail:
@@ -307,25 +310,27 @@ _NOTE_CLASSES = ("footnote-reference", "footnote-ref", "noteref", "footnoteref")
 _EPUB_TYPE = "{http://www.idpf.org/2007/ops}type"
 
 
-def _note_reference(el: etree._Element) -> bool:
-    """A link to a footnote (Sphinx's and docutils' `footnote-reference`, pandoc's
-    `footnote-ref`, EPUB 3's `epub:type="noteref"`): its number stood in the text as a word
-    ("must be conversant. 1 If one person")."""
+def _note_reference(el: etree._Element) -> str:
+    """A link to a footnote: "marked" (Sphinx's and docutils' `footnote-reference`, pandoc's
+    `footnote-ref`, EPUB 3's `epub:type="noteref"`), "raised" (unmarked, as most converters
+    write them: a raised link to a place in the book), else "". Its number stood in the text
+    as a word ("must be conversant. 1 If one person"); a raised link that is no number
+    ("<a href="#fig2">Figure <sup>2</sup></a>") is text."""
     name = local_name(el)
     if name not in ("a", "sup"):
-        return False
+        return ""
     classes = (el.get("class") or "").split()
     if any(c in _NOTE_CLASSES for c in classes) or el.get(_EPUB_TYPE) == "noteref":
-        return True
-    # unmarked, as most converters write them: a raised link to a place in the book
-    # ("Слово<a href="#n5"><sup>5</sup></a>", "<sup><a href="notes.xhtml#n2">2</a></sup>")
+        return "marked"
+    # "Слово<a href="#n5"><sup>5</sup></a>", "<sup><a href="notes.xhtml#n2">2</a></sup>"
     inner = "sup" if name == "a" else "a"
     link = el if name == "a" else next((n for n in el.iter() if local_name(n) == "a"), None)
-    return (
+    raised = (
         link is not None
         and "#" in (link.get("href") or "")
         and any(local_name(n) == inner for n in el.iter())
     )
+    return "raised" if raised else ""
 
 
 def _table_text(el: etree._Element) -> str:

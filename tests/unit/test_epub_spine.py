@@ -681,10 +681,12 @@ def test_chapters_titled_by_their_number_alone_are_sections() -> None:
 def test_unmarked_note_references_are_raised_numbers() -> None:
     """Most converters mark a note reference by nothing but a raised link ("Слово<a
     href="#n5"><sup>5</sup></a>", DocBook's "<sup>[<a href="#ftn.1">1</a>]</sup>"): its
-    number was glued to the word ("Слово5", no search finds it) or stood as "[1]"."""
+    number was glued to the word ("Слово5", no search finds it) or stood as "[1]". A raised
+    link that is no number ("рис. <sup>2</sup>" as a link, a letter) keeps its text."""
     body = (
         '<p>Опытный пользователь<sup>[<a href="#ftn1" id="r1">1</a>]</sup> и слово<a '
-        'href="notes.xhtml#n5"><sup>5</sup></a>, см. <a href="#s2">раздел 2</a>.</p>'
+        'href="notes.xhtml#n5"><sup>5</sup></a>, см. <a href="#s2">раздел 2</a>, <a href="#f2">'
+        'рис. <sup>2</sup></a> и x<a href="#a"><sup>a</sup></a>.</p>'
         '<div class="footnote"><p><sup>[<a href="#r1" id="ftn1">1</a>]</sup> Немного о Unix.'
         "</p></div>"
     )
@@ -695,7 +697,7 @@ def test_unmarked_note_references_are_raised_numbers() -> None:
     doc = parse_document(_epub(files, ["nav.xhtml", "a.xhtml"]), "guide.epub")
     (section,) = [s for _, s in doc.root.walk() if s.title == "Введение"]
     assert [b.text for b in section.blocks] == [
-        "Опытный пользователь¹ и слово⁵, см. раздел 2.",
+        "Опытный пользователь¹ и слово⁵, см. раздел 2, рис. 2 и xa.",
         "¹ Немного о Unix.",
     ]
 
