@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
+from collections import Counter
 from typing import Any
 
 import defusedxml.ElementTree as SafeET
@@ -54,9 +55,13 @@ def _without_controls(data: bytes) -> bytes:
 
 _BARE_AMPERSAND = re.compile(rb"&(?!#\d{1,7};|#[xX][0-9a-fA-F]{1,6};|[A-Za-z_][\w.-]{0,31};)")
 # a tag, and what is no tag but may hold "<" (a comment, CDATA, a declaration)
+# (one left open runs to the end: each such "<!--" scanned the rest of the book again)
 _MARKUP = re.compile(
-    rb"<(/?)([A-Za-z_][\w.:-]*)(?:\s[^<>]*?)?(/?)>|<!--.*?-->|<!\[CDATA\[.*?\]\]>|<[?!][^>]*>", re.S
+    rb"<(/?)([A-Za-z_][\w.:-]*)(?:\s[^<>]*?)?(/?)>|<!--.*?(?:-->|\Z)|<!\[CDATA\[.*?(?:\]\]>|\Z)"
+    rb"|<[?!][^>]*>",
+    re.S,
 )
+_EMPTY = (b"empty-line", b"image")  # FB2's elements without content, written open as in HTML
 
 
 def _balanced(data: bytes) -> bytes:
@@ -66,21 +71,28 @@ def _balanced(data: bytes) -> bytes:
     was lost; an unclosed <p> nested every later chapter in it."""
     out: list[bytes] = []
     stack: list[bytes] = []
+    open_count: Counter[bytes] = Counter()
     at = 0
     for found in _MARKUP.finditer(data):
         closing, name, empty = found.group(1, 2, 3)
         if name is None or empty:
             continue
-        if not closing:
+        if not closing and name in _EMPTY:  # "<empty-line>" kept the rest of its section
+            out += [data[at : found.end() - 1], b"/>"]
+            at = found.end()
+        elif not closing:
             stack.append(name)
-        elif name not in stack:
+            open_count[name] += 1
+        elif not open_count[name]:
             out.append(data[at : found.start()])
             at = found.end()
         else:
             left_open = []
             while stack[-1] != name:
                 left_open.append(stack.pop())
+                open_count[left_open[-1]] -= 1
             stack.pop()
+            open_count[name] -= 1
             if left_open:
                 out += [data[at : found.start()], *(b"</%s>" % n for n in left_open)]
                 at = found.start()
@@ -131,10 +143,14 @@ def parse_fb2(data: bytes, name: str) -> ParsedDocument:
         if genres:
             metadata["genres"] = genres
         about = child(info, "annotation")
-        # its paragraphs apart: "книги.Вторая" read one word
-        annotation = " ".join(element_text(p) for p in about) if about is not None else ""
-        if annotation.strip() or element_text(about):
-            metadata["annotation"] = " ".join(annotation.split() or [element_text(about)])[:1000]
+        # its paragraphs apart ("книги.Вторая" read one word), and its text between them
+        annotation = (
+            " ".join([about.text or "", *(f"{element_text(p)} {p.tail or ''}" for p in about)])
+            if about is not None
+            else ""
+        )
+        if annotation.strip():
+            metadata["annotation"] = " ".join(annotation.split())[:1000]
     bodies = children(root, "body")
     if not bodies:
         raise ParseError("corrupt FB2: the book has no <body>")
@@ -272,16 +288,24 @@ def _text(el: Any) -> str:
     read "одна2", a word no search finds; "одна²" as EPUB and PDF notes read)."""
     if not any(node.get("type") == "note" for node in el.iter()):
         return element_text(el)
+    return " ".join(_raw_text(el).split())
+
+
+def _raw_text(el: Any) -> str:
+    """`el`'s text as written, its note references' numbers raised against their word
+    (spaces around inline elements kept: "сказал<emphasis> «Привет» </emphasis>и")."""
     parts = [el.text or ""]
     for node in el:
         mark = element_text(node).strip("[]{}") if node.get("type") == "note" else ""
         if mark.isdigit():
-            parts[-1] = parts[-1].rstrip(" ")
+            while parts and not parts[-1].strip(" "):
+                parts.pop()
+            parts[-1:] = [parts[-1].rstrip(" ")] if parts else []
             parts.append(mark.translate(SUPERSCRIPT))
         else:
-            parts.append(_text(node))
+            parts.append(_raw_text(node))
         parts.append(node.tail or "")
-    return " ".join("".join(parts).split())
+    return "".join(parts)
 
 
 def _block(el: Any, kind: str) -> Block | None:
