@@ -15,7 +15,7 @@ from markdown_it import MarkdownIt
 from markdown_it.common.utils import normalizeReference
 
 from mirage_pipeline.parsing.html_blocks import read_xhtml
-from mirage_pipeline.parsing.markdown_notes import place_notes
+from mirage_pipeline.parsing.markdown_notes import CODE_SPAN, place_notes
 from mirage_pipeline.parsing.model import Block, ParsedDocument, Section
 from mirage_pipeline.parsing.text import decode_text
 from mirage_pipeline.parsing.text_numbering import KEYWORD
@@ -92,10 +92,9 @@ _COLON_FENCE = re.compile(
 )  # pandoc's fenced divs too: "::: {.warning}"
 # GitHub's and Obsidian's alerts: "> [!NOTE]" opening a quote
 _ALERT = re.compile(r"^(>[ \t]*)\[!(\w+)\][+-]?[ \t]*", re.MULTILINE)
-_CODE_SPAN = re.compile(r"(`+)(?:.|\n)*?(?<!`)\1(?!`)")
 # whichever opens first: a closed comment (its code spans are comment) or a code span (its
 # "<!--" code); an unclosed "<!--" still takes the rest of the text between code spans
-_COMMENT_OR_CODE = re.compile(f"<!--.*?-->|{_CODE_SPAN.pattern}", re.S)
+_COMMENT_OR_CODE = re.compile(f"<!--.*?-->|{CODE_SPAN.pattern}", re.S)
 
 
 def split_front_matter(text: str) -> tuple[dict[str, Any], str, int, list[str]]:
@@ -139,7 +138,8 @@ def parse_markdown(data: bytes, name: str) -> ParsedDocument:
     stack = [root]
     env: dict[str, Any] = {}
     tokens = _md.parse(body, env)
-    labels = frozenset(env.get("references", ()))
+    # (a note's label, "^1", is no link's: "[^1]" read "^1" before its note was placed)
+    labels = frozenset(label for label in env.get("references", ()) if not label.startswith("^"))
     first_h1: str | None = None
     h1s = 0
     i = 0
@@ -360,7 +360,7 @@ def _links_as_text(text: str, labels: frozenset[str] = frozenset()) -> str:
 
 def _as_text(text: str, labels: frozenset[str]) -> Callable[[re.Match[str]], str]:
     """What a link or image match in `text` reads as; its code spans found once."""
-    spans = [(s.start(), s.end()) for s in _CODE_SPAN.finditer(text)] if "`" in text else []
+    spans = [(s.start(), s.end()) for s in CODE_SPAN.finditer(text)] if "`" in text else []
     starts = [start for start, _ in spans]
 
     def as_text(found: re.Match[str]) -> str:

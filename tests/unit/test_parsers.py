@@ -1180,6 +1180,11 @@ def test_markdown_footnotes_follow_the_paragraph_citing_them() -> None:
     # a note is cited at the paragraph it follows: a chunk of both reached the file's end
     lines = [(b.line_start, b.line_end) for _, s in doc.root.walk() for b in s.blocks]
     assert lines[:3] == [(3, 3)] * 3
+    # a note of one address in a paragraph of its own was lost ("here^1"); a reference to no
+    # note is text ("[^abc]" of a regular expression: it went)
+    body = "See here[^1]. Use [^abc] to match.\n\n[^1]: https://example.org/a\n"
+    texts = [b.text for _, s in parse_document(body.encode(), "u.md").root.walk() for b in s.blocks]
+    assert texts == ["See here¹. Use [^abc] to match.", "¹ https://example.org/a"]
     # a note's second paragraph, indented under it as pandoc writes it, was a code block
     body = "Текст[^1].\n\n[^1]: Первый абзац.\n\n    Второй абзац\n    сноски.\n\n```\ncode\n```\n"
     blocks = [
