@@ -89,7 +89,8 @@ def _resolve(
 
 
 def _norm(text: str) -> str:
-    return _NOT_WORD.sub("", _NUMBERING.sub("", text.casefold(), count=1))
+    # numbering read in the title's own case: Roman numerals in one ("Civil" is no "CIV")
+    return _NOT_WORD.sub("", _NUMBERING.sub("", text, count=1).casefold())
 
 
 _SECTION_NUMBER = re.compile(r"^\s*(?:\d{1,3}|[A-Z])(?:\.\d{1,3})*\.?\s+(?=\S)")
@@ -99,14 +100,14 @@ def _same_title(a: str, b: str) -> bool:
     """Whether two titles name one section: their words but numbering, one in the other; or,
     a title that is only a number ("Глава 2" for the contents' "Глава 2. День"), the number."""
     a_words, b_words = _norm(a), _norm(b)
-    if not a_words or not b_words:
-        return _numbering(a) == _numbering(b)
+    if not a_words or not b_words:  # "* * *" and "—" are no one number
+        return (number := _numbering(a)) is not None and number == _numbering(b)
     return a_words in b_words or b_words in a_words
 
 
 def _numbering(title: str) -> str | None:
-    found = _NUMBERING.match(title.casefold())
-    return _NOT_WORD.sub("", found[0]) if found else None
+    found = _NUMBERING.match(title)
+    return _NOT_WORD.sub("", found[0].casefold()) if found else None
 
 
 class _TreeBuilder:
