@@ -87,6 +87,7 @@ _BOOKDOWN_PART = re.compile(r"^\((?:PART|APPENDIX)\*?\)\s*")
 # "{{< notice >}}" — markup, the text between them stays; Docusaurus' and VitePress' boxes,
 # ":::note Title" … ":::", their title
 _MARKUP_LINE = re.compile(r"^[ \t]*(?:\{%-?.*?-?%\}|\{\{[<%].*?[>%]\}\})[ \t]*$")
+_CAPTION_ATTRIBUTE = re.compile(r"\b(caption|title|alt)=(?:\"([^\"]*)\"|'([^']*)')")
 _COLON_FENCE = re.compile(
     r"^[ \t]*:::+[ \t]*(?:\{[^{}]*\}|(?P<kind>[\w-]+)(?:[ \t]+(?P<title>.*?))?)?[ \t]*$"
 )  # pandoc's fenced divs too: "::: {.warning}"
@@ -115,6 +116,11 @@ def split_front_matter(text: str) -> tuple[dict[str, Any], str, int, list[str]]:
         reason = str(exc).splitlines()[0]
         return {}, text, 0, [f"front matter is not valid {'TOML' if toml else 'YAML'}: {reason}"]
     if not isinstance(loaded, dict):
+        # the closing "---" under a paragraph would make that paragraph a heading: a rule
+        end = len(match.group(0).rstrip("\r\n"))
+        closing = text.rfind("\n", 0, end) + 1
+        if text[closing:end].strip() == "---":
+            text = f"{text[:closing]}***{text[end:]}"
         return {}, text, 0, []
     return loaded, text[match.end() :], consumed, []
 
@@ -260,13 +266,23 @@ def _site_markup(body: str) -> str:
         if code:
             continue
         if _MARKUP_LINE.match(line):
-            lines[i] = ""
+            lines[i] = _shortcode_text(line)
         elif box := _COLON_FENCE.match(line):  # ":::tip Заголовок" opens, ":::" closes
             title = box["title"] or (box["kind"] or "").replace("-", " ").capitalize()
             lines[i] = f"{title}:" if title and title[-1].isalnum() else title
         elif line.startswith(">") and "[!" in line:
             lines[i] = _ALERT.sub(lambda found: f"{found[1]}{found[2].capitalize()}: ", line)
     return "\n".join(lines)
+
+
+def _shortcode_text(line: str) -> str:
+    """A markup line's own words: a figure's caption ("{{< figure src=… caption="Рис. 1.
+    Схема" >}}"), a box's title as a label ("{{< notice title="Важно" >}}" → "Важно:")."""
+    found = {m[1]: m[2] if m[2] is not None else m[3] for m in _CAPTION_ATTRIBUTE.finditer(line)}
+    if found.get("caption") or found.get("alt"):
+        return found.get("caption") or found["alt"]
+    title = found.get("title", "").strip()
+    return f"{title}:" if title and title[-1].isalnum() else title
 
 
 def _admonitions(body: str) -> str:

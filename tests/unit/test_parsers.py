@@ -1115,16 +1115,25 @@ def test_markdown_books_front_matter_titles_figures_and_entities() -> None:
     ruled = "---\n\n# Эпиграф\n\nПервый абзац.\n\n---\n\nТекст.\n"
     doc = parse_document(ruled.encode(), "notes.md")
     assert _block_texts(doc) == ["Первый абзац.", "Текст."] and not doc.warnings
+    # the closing rule right under a paragraph made that paragraph a heading
+    tight = parse_document(
+        "---\n# Эпиграф\n\nАбзац один.\nАбзац два.\n---\n\nТекст.\n".encode(), "t.md"
+    )
+    assert [s.title for _, s in tight.root.walk()][1:] == ["Эпиграф"]
+    assert _block_texts(tight) == ["Абзац один.\nАбзац два.", "Текст."]
 
 
 def test_markdown_site_generators_markup_is_not_text() -> None:
     """Docusaurus' ":::note" boxes, GitBook's "{% hint %}", Hugo's "{{< notice >}}", GitHub's
     "> [!NOTE]" and bookdown's "# (PART) Основы {-}" were indexed as written: the markup's
-    words in the text and in the titles. A listing showing the markup keeps it."""
+    words in the text and in the titles; a figure's caption went with its markup. A listing
+    showing the markup keeps it."""
     body = (
         "# (PART) Основы {-}\n\n# Введение {-}\n\n:::tip Важно\nТекст заметки.\n:::\n\n"
         '{% hint style="info" %}\nПодсказка.\n{% endhint %}\n\n{{< notice warning >}}\n'
         "Предупреждение.\n{{< /notice >}}\n\n> [!NOTE]\n> Полезное.\n\n"
+        '{{< figure src="net.png" caption="Рис. 1. Схема сети" >}}\n\n'
+        '{{< notice title="Важно" >}}\nЗаметка.\n{{< /notice >}}\n\n'
         "```markdown\n:::note\nв коде\n:::\n```\n"
     )
     doc = parse_document(body.encode(), "book.md")
@@ -1134,6 +1143,8 @@ def test_markdown_site_generators_markup_is_not_text() -> None:
         "Подсказка.",
         "Предупреждение.",
         "> Note:\n> Полезное.",
+        "Рис. 1. Схема сети",  # a figure's caption, a box's title
+        "Важно:\nЗаметка.",
         "```markdown\n:::note\nв коде\n:::\n```",
     ]
 
