@@ -47,9 +47,15 @@ _UNRESOLVED_ENTITY = re.compile(r"&[A-Za-z][\w.]*;")
 _CONTROL_BYTES = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f]")
 
 
+def _utf16(data: bytes) -> bool:
+    """Whether `data` is UTF-16 (by its byte order mark or its zero bytes): its bytes are not
+    characters, no byte-level mending applies."""
+    return data[:2] in (b"\xff\xfe", b"\xfe\xff") or b"\x00" in data[:64]
+
+
 def _without_controls(data: bytes) -> bytes:
-    if data[:2] in (b"\xff\xfe", b"\xfe\xff") or b"\x00" in data[:64]:
-        return data  # UTF-16: its bytes are not characters
+    if _utf16(data):
+        return data
     return _CONTROL_BYTES.sub(lambda found: b"\n" if found[0] in b"\x0b\x0c" else b"", data)
 
 
@@ -107,7 +113,7 @@ def _load(data: bytes) -> tuple[Any, list[str]]:
         raise ParseError(f"unsafe FB2: {exc} (entity expansion or external references)") from None
     except ET.ParseError as exc:
         strict_error = str(exc)
-    if data[:2] not in (b"\xff\xfe", b"\xfe\xff") and b"\x00" not in data[:64]:
+    if not _utf16(data):
         # HTML's entities undeclared ("&nbsp;" stayed as text), a bare "&" ("AT&T" read
         # "AT"), end tags that do not match
         data = _balanced(_BARE_AMPERSAND.sub(b"&amp;", numeric_entities(data)))

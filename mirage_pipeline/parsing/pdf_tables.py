@@ -49,7 +49,7 @@ def find_tables(pages: list[PageLines], body_size: float) -> list[Table]:
     """The tables of every page; a row set larger than the body text (a numbered heading whose
     number stands apart from its title) is never part of one."""
     found = []
-    words = Vocabulary(line for page in pages for line in page.lines)
+    words = Vocabulary(line.text for page in pages for line in page.lines)
     for page in pages:
         rows = [
             [] if max(ln.size for ln in row) > 1.15 * body_size else _cells(row)

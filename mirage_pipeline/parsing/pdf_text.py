@@ -47,8 +47,8 @@ class Vocabulary:
     """The words a document uses whole — not the halves of words broken at a line end — to
     tell a compound's hyphen from a line-end hyphenation. Built on first use."""
 
-    def __init__(self, lines: Iterable[Line]) -> None:
-        self._lines = lines  # read once, on first use
+    def __init__(self, lines: Iterable[str]) -> None:
+        self._lines = lines  # the lines' texts, read once, on first use
         self._tokens: set[str] | None = None
         self._words: set[str] = set()
 
@@ -58,7 +58,7 @@ class Vocabulary:
             tokens: set[str] = set()
             broken = False
             for line in self._lines:
-                text = line.text.casefold()
+                text = line.casefold()
                 found = _TOKEN.findall(text)
                 ends_broken = text.endswith("-")
                 if broken and found:

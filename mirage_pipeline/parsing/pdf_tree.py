@@ -81,7 +81,7 @@ def build_tree(
         key = (line.page, round(line.size))
         margins[key] = max(margins.get(key, 0.0), line.x1)
         lefts[key] = min(lefts.get(key, line.x0), line.x0)
-    builder = _Builder(Vocabulary(lines), margins, lefts, listings)
+    builder = _Builder(Vocabulary(line.text for line in lines), margins, lefts, listings)
     front: Section | None = None
     paragraph: list[Line] = []
     note: list[Line] = []

@@ -7,7 +7,6 @@ manual) are one word again, as a PDF's are (pdf_text.join_text: a compound keeps
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from mirage_pipeline.parsing.model import ParsedDocument
 
@@ -20,11 +19,6 @@ _SPACE = re.compile(r"\s")
 _PROSE = ("paragraph", "list", "quote")
 
 
-@dataclass(frozen=True)
-class _Line:
-    text: str
-
-
 def rejoin_hyphenated(doc: ParsedDocument) -> ParsedDocument:
     """`doc` (text or Markdown) with its prose's line-end hyphenation undone, in place."""
     blocks = [b for _, s in doc.root.walk() for b in s.blocks if b.kind in _PROSE]
@@ -33,7 +27,7 @@ def rejoin_hyphenated(doc: ParsedDocument) -> ParsedDocument:
     # PDF's rules, and its module, only when a document needs them (it imports PyMuPDF)
     from mirage_pipeline.parsing.pdf_text import Vocabulary, join_text
 
-    vocabulary = Vocabulary([_Line(line) for b in blocks for line in b.text.split("\n")])
+    vocabulary = Vocabulary([line for b in blocks for line in b.text.split("\n")])
     for block in blocks:
         text, out, at = block.text, [], 0
         for found in _BROKEN.finditer(block.text):

@@ -11,7 +11,7 @@ import pytest
 from mirage_pipeline.chunking import ChunkingPolicy, chunk_document
 from mirage_pipeline.parsing import parse_document
 from mirage_pipeline.parsing.model import Block, ParsedDocument
-from mirage_pipeline.parsing.pdf_lines import MONO_NAME, Line
+from mirage_pipeline.parsing.pdf_lines import MONO_NAME
 from mirage_pipeline.parsing.pdf_text import Vocabulary, join_text
 
 # A run of text: (x, baseline y, text, font, size). Runs on one baseline make one line, as
@@ -979,11 +979,7 @@ def test_a_russian_compound_broken_at_its_hyphen_keeps_it() -> None:
     """stead3's "функциями-" + "обработчиками": two words the document writes apart and the
     dictionary knows, their join a word of neither; a word of the dictionary ("при-" + "мер")
     or a short pair is joined."""
-    elsewhere = [
-        Line(1, i, 60, 100 + 12 * i, 110 + 12 * i, text, 10, False, False)
-        for i, text in enumerate(["атрибуты могут быть функциями", "вызываются обработчиками"])
-    ]
-    vocabulary = Vocabulary(elsewhere)
+    vocabulary = Vocabulary(["атрибуты могут быть функциями", "вызываются обработчиками"])
     assert (
         join_text("строками, функциями-", "обработчиками и", vocabulary)
         == "строками, функциями-обработчиками и"
