@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from lxml import etree, html
 
 from mirage_pipeline.language import normalise_language
+from mirage_pipeline.parsing.cyrillic_8bit import TEXT_ENCODINGS, best_reading
 from mirage_pipeline.parsing.html_chrome import (
     element_kinds,
     is_chrome,
@@ -104,9 +105,14 @@ def _parse(content: bytes) -> etree._Element | None:
     """Well-formed XHTML as XML; anything else (unclosed tags, stray ones) as HTML. HTML's
     named entities are character references first (numeric_entities)."""
     content = numeric_entities(content)
+    # undeclared Cyrillic bytes: libxml2's XML parser, too, read them as Latin-1
+    guessed = _undeclared_cyrillic(content)
     try:
         return etree.fromstring(
-            content, etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=False)
+            content,
+            etree.XMLParser(
+                resolve_entities=False, no_network=True, huge_tree=False, encoding=guessed
+            ),
         )
     except etree.XMLSyntaxError:
         pass
@@ -126,7 +132,7 @@ def _html_encoding(content: bytes) -> str | None:
     <meta> charset but not an XML declaration's encoding, and takes undeclared bytes as
     Latin-1 ("Ð\x9fÑ\x80Ð¸" for "При": a Markdown <details> block). The declaration's
     encoding; UTF-8 (XML's, and EPUB's, default) for undeclared bytes that read as UTF-8;
-    else None, libxml2's own reading."""
+    Windows-1251 or KOI8 for Cyrillic in them; else None, libxml2's own reading."""
     head = content[:4096]
     declared = _XML_ENCODING.match(head.lstrip(b"\xef\xbb\xbf \t\r\n"))
     if declared:
@@ -140,8 +146,29 @@ def _html_encoding(content: bytes) -> str | None:
     try:
         content.decode("utf-8")
     except UnicodeDecodeError:
-        return None
+        return _undeclared_cyrillic(content)
     return "utf-8"
+
+
+_CODECS = {"cp1251": "windows-1251", "KOI8": "koi8-u"}
+_MARKUP = re.compile(r"<[^<>]*>|&#?\w+;")
+
+
+def _undeclared_cyrillic(content: bytes) -> str | None:
+    """The encoding of a page that declares none and is no UTF-8: an old Russian page in
+    Windows-1251 or KOI8, by which reads as the likelier Cyrillic words (cyrillic_8bit.py) —
+    read as Latin-1, its heading no longer matched the contents' ("Óñòàíîâêà" for
+    "Установка": the chapter twice) —; else None."""
+    head = content[:4096]
+    if _XML_ENCODING.match(head.lstrip(b"\xef\xbb\xbf \t\r\n")) or _META_CHARSET.search(head):
+        return None
+    try:
+        content.decode("utf-8")
+        return None
+    except UnicodeDecodeError:
+        pass
+    text = _MARKUP.sub(" ", content[:20000].decode("latin-1"))  # the text's words, not the tags'
+    return _CODECS.get(best_reading(text, TEXT_ENCODINGS))
 
 
 def _lang(el: etree._Element) -> str | None:

@@ -593,6 +593,9 @@ def test_a_boxed_notes_heading_is_not_a_section() -> None:
     ]
 
 
+LONG_RU = "Программа установки спросит, какие пакеты поставить, и скачает их из архива."
+
+
 def test_a_page_that_is_not_xml_and_names_no_encoding_is_read_as_utf8() -> None:
     """A page with an HTML entity (`&nbsp;`: not XML) and no XML declaration is read by the
     HTML parser, which took its UTF-8 for Latin-1: "ÐŸÑ€Ð¸" for "При" (ftfy mended most of
@@ -604,14 +607,25 @@ def test_a_page_that_is_not_xml_and_names_no_encoding_is_read_as_utf8() -> None:
     )
     stated = page.format("Сборка", '<meta charset="windows-1251"/>').encode("windows-1251")
     files = {
-        "nav.xhtml": _nav("ru", [("a.xhtml", "Введение"), ("b.xhtml", "Сборка")]),
+        "nav.xhtml": _nav(
+            "ru", [("a.xhtml", "Введение"), ("b.xhtml", "Сборка"), ("c.xhtml", "Установка")]
+        ),
         "a.xhtml": page.format("Введение", ""),
         "b.xhtml": stated,
+        # Windows-1251 undeclared: read as Latin-1 ("Óñòàíîâêà"), its heading missed the
+        # contents' and the chapter was there twice, "Установка › Установка"
+        "c.xhtml": (
+            '<html xmlns="http://www.w3.org/1999/xhtml"><head><title>Установка</title></head>'
+            f"<body><h1>Установка</h1><p>{LONG_RU}</p></body></html>"
+        ).encode("windows-1251"),
     }
-    doc = parse_document(_epub(files, ["nav.xhtml", "a.xhtml", "b.xhtml"]), "guide.epub")
-    sections = {s.title: [b.text for b in s.blocks] for _, s in doc.root.walk()}
-    assert sections["Введение"] == ["Пакеты собирают из исходников."]
-    assert sections["Сборка"] == ["Пакеты собирают из исходников."]
+    spine = ["nav.xhtml", "a.xhtml", "b.xhtml", "c.xhtml"]
+    doc = parse_document(_epub(files, spine), "guide.epub")
+    sections = [(s.title, [b.text for b in s.blocks]) for _, s in doc.root.walk()][1:]
+    assert sections[:2] == [
+        (title, ["Пакеты собирают из исходников."]) for title in ("Введение", "Сборка")
+    ]
+    assert sections[2:] == [("Установка", [LONG_RU])]
     assert not doc.warnings
 
 
