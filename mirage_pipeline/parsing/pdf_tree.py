@@ -262,7 +262,7 @@ def _same_paragraph(
         and (hyphenated or abs(line.x0 - row[0].x0) <= 1)
     )
     start = row[0].x0 if hyphenated or mixed else last.x0
-    first = _first_letter(line.text)
+    first = _opening(line)
     if not (
         first
         and abs(line.size - last.size) <= (0.15 * max(line.size, last.size) if mixed else 0.5)
@@ -295,6 +295,15 @@ def _same_paragraph(
     )
     ends = _SENTENCE_END if first.islower() and not mixed else _CLAUSE_END
     return full and not last.text.endswith(ends)
+
+
+def _opening(line: Line) -> str:
+    """The letter `line` opens with (`_first_letter`), or "A" for a name set in a monospaced
+    font opening a line of prose ("*.html. Вы должны…": a sentence goes on with one)."""
+    first = _first_letter(line.text)
+    if not first and line.mono_ends[0] and not line.mono and not _ENUMERATION.match(line.text):
+        return "A"
+    return first
 
 
 def _first_letter(text: str) -> str:
@@ -400,7 +409,7 @@ class _Builder:
         """`first`, opening a page, goes on with the line `end` closing the page before."""
         size = round(end.size)
         return (
-            bool(_first_letter(first.text))
+            bool(_opening(first))
             and not CAPTION.match(first.text)
             and len(end.text) >= _FULL_LINE_CHARS
             and abs(first.size - end.size) <= 0.5

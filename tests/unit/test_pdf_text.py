@@ -1433,3 +1433,44 @@ def test_an_api_references_bold_monospaced_titles_are_headings() -> None:
     assert "$ node chmod.js" not in titles
     section = next(s for _, s in doc.root.walk() if s.title.startswith("fs.chown"))
     assert [b.kind for b in section.blocks] == ["paragraph", "code"]
+
+
+def test_an_office_footnote_whose_number_stands_apart_lets_the_paragraph_go_on() -> None:
+    """LibreOffice and Word set a footnote's number apart, in the note's size, its text
+    hanging to the right ("4" | "In July …"): it was read as a paragraph, and the paragraph
+    broken by the page stayed two ("…каталоги назна-" / "чения»)."). A page number or an
+    index's column of numbers is no note."""
+    body = [
+        "Once the build has run, the files it made are installed into the directories",
+        "named for them, each kind in its own place, as the policy says for all of the",
+    ]
+    pdf = _pdf(
+        [
+            [
+                *_lines(60, 600, body),
+                (60, 760, "4", "helv", 8),
+                (72, 760, "In July the council did the same thing again.", "helv", 8),
+                (290, 800, "17", "helv", 9),
+            ],
+            _lines(60, 100, ["packages of the archive, and the rules file says where they go."]),
+        ]
+    )
+    texts = [b.text for b in _blocks(parse_document(pdf, "guide.pdf"))]
+    assert texts == [
+        " ".join(body) + " packages of the archive, and the rules file says where they go.",
+        "4 In July the council did the same thing again.",
+    ]
+
+
+def test_a_sentence_going_on_with_a_name_in_a_monospaced_font_is_one_paragraph() -> None:
+    """A line of prose opening with a file name set in a monospaced font ("*.html. Вы
+    должны…", "\\outer (p. 232).") started a paragraph of its own."""
+    first = "The documentation is usually in files such as README, INSTALL or"
+    then = " files; they tell how to build the program and where to install it."
+    runs: list[Run] = [
+        *_lines(75, 100, [first]),
+        (60, 116, "*.html", "cour", 10),
+        (_after(60, "*.html", "cour", 10), 116, then, "helv", 10),
+    ]
+    texts = [b.text for b in _blocks(parse_document(_pdf([runs]), "maint.pdf"))]
+    assert texts == [f"{first} *.html{then}"]
