@@ -132,12 +132,26 @@ def _capitals_broken(tail: str, part: str, vocabulary: Vocabulary) -> bool:
     return whole in vocabulary.words() or bool(_CYRILLIC.fullmatch(whole) and known_word(whole))
 
 
+def _russian_word_broken(tail: str, part: str) -> bool:
+    """A Russian word in a monospaced font broken at the line end ("ре-" + "дакция"): the
+    dictionary knows the whole and not both halves."""
+    left, right = _BROKEN_TOKEN.search(tail), _TOKEN.match(part)
+    if left is None or right is None or "-" in left.group(1) or "-" in right.group():
+        return False
+    halves = left.group(1).casefold(), right.group().casefold()
+    return (
+        all(_CYRILLIC.fullmatch(half) for half in halves)
+        and known_word("".join(halves))
+        and not all(known_word(half) for half in halves)
+    )
+
+
 def _keeps_hyphen(text: str, part: str, vocabulary: Vocabulary, mono: bool) -> bool:
     """Whether the hyphen ending `text` belongs to the word (a compound, a URL, code) rather
     than to a line-end hyphenation."""
-    if mono:
-        return True  # monospaced text is never hyphenated
     tail = text[text.rfind(" ") + 1 :]
+    if mono:  # monospaced code is never hyphenated; a Russian word set so may be (LibreOffice)
+        return not _russian_word_broken(tail, part)
     if not part[:1].islower():
         return not _capitals_broken(tail, part, vocabulary)  # "Anglo-" + "Saxon"
     if "/" in tail or "@" in tail:

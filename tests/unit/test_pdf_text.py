@@ -988,6 +988,11 @@ def test_a_russian_compound_broken_at_its_hyphen_keeps_it() -> None:
         "строками, функциямиобработчиками и"  # halves the document never writes: a break
     )
     assert join_text("например, при-", "мер", vocabulary) == "например, пример"
+    # a Russian word in a monospaced font, broken by a word processor's hyphenation
+    # ("часть ре-" / "дакция", LibreOffice); code and compounds keep theirs
+    assert join_text("часть ре-", "дакция на", vocabulary, mono=True) == "часть редакция на"
+    assert join_text("dpkg-", "buildpackage", vocabulary, mono=True) == "dpkg-buildpackage"
+    assert join_text("пакет-", "версия", vocabulary, mono=True) == "пакет-версия"
 
 
 def test_printed_page_numbers_come_with_the_physical_ones() -> None:
