@@ -272,6 +272,15 @@ def _calibrate(
 
 
 def drop_contents_section(root: Section) -> bool:
+    """Remove every section titled "Contents" ("Оглавление", …) that is one (`_drop_one`: a
+    browser's print of a site has a contents box on each page). True if one went."""
+    dropped = False
+    while _drop_one(root):
+        dropped = True
+    return dropped
+
+
+def _drop_one(root: Section) -> bool:
     """Remove a section titled "Contents" ("Оглавление", …) whose text is nothing but rows of
     entries the sections after it are titled by, each with its page number — a contents set
     as a table without dot leaders (russ.sty's), which would match any question about a

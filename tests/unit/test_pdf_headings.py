@@ -358,6 +358,11 @@ def test_a_contents_box_whose_entries_were_read_as_headings_is_not_a_section() -
         assert drop_contents_section(root) is dropped
         titles = [s.title for s in root.children[0].children]
         assert titles == ([] if dropped else ["Содержание"]) + entries
+    # a site printed page by page: a box on each page, every one goes
+    root = tree("")
+    root.children += tree("").children
+    assert drop_contents_section(root)
+    assert all(s.title != "Содержание" for _, s in root.walk())
 
 
 def test_a_heading_wrapped_after_a_preposition_or_before_a_quote_is_one_heading() -> None:
