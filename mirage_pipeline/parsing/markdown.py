@@ -345,12 +345,17 @@ def _unescaped(text: str) -> str:
 def _captions(raw: str) -> str:
     """The alt texts of a paragraph's images that are not links (badges are) and hold a few
     words (not "logo", "CI"), a line each."""
-    alts = [
-        found[1].strip()
-        for found in _IMAGE.finditer(raw)
-        if not raw[: found.start()].rstrip().endswith("[")
-    ]
+    alts = [found[1].strip() for found in _IMAGE.finditer(raw) if not _linked(raw, found.start())]
     return "\n".join(alt for alt in alts if len(alt.split()) >= 2)
+
+
+def _linked(raw: str, start: int) -> bool:
+    """Whether the image at `start` is a link's text ("[![CI](…)](…)"), by the character before
+    it, spaces aside (slicing the paragraph before each image was quadratic)."""
+    at = start - 1
+    while at >= 0 and raw[at].isspace():
+        at -= 1
+    return at >= 0 and raw[at] == "["
 
 
 def _strip_html(text: str) -> str:
