@@ -231,9 +231,8 @@ class _Builder:
             header = table_header(block.text) if block.kind == "table" else None
             spans = block_lines(block, parts, header)
             for n, part in enumerate(parts):
-                piece = _Piece(part, count(part) + JOIN_SLACK, section, block)
-                piece.lines = spans[n] if spans else None
-                pieces.append(piece)
+                lines = spans[n] if spans else None
+                pieces.append(_Piece(part, count(part) + JOIN_SLACK, section, block, lines=lines))
         return pieces
 
     def _split(self, block: Block, target: int, count: TokenCounter) -> list[str]:

@@ -20,6 +20,7 @@ from typing import Any
 import defusedxml.ElementTree as SafeET
 from defusedxml import DefusedXmlException
 
+from mirage_pipeline.language import cyrillic_share
 from mirage_pipeline.parsing.html_blocks import SUPERSCRIPT
 from mirage_pipeline.parsing.model import Block, ParsedDocument, ParseError, Section
 from mirage_pipeline.parsing.xml_elements import (
@@ -34,7 +35,6 @@ from mirage_pipeline.parsing.xml_elements import (
 _NOTE_BODIES = {"notes", "comments", "footnotes"}
 # an untitled notes body's title, in the book's language (Cyrillic text without one: Russian)
 _NOTES = {"ru": "Примечания", "uk": "Примітки", "be": "Заўвагі", "bg": "Бележки", "en": "Notes"}
-_CYRILLIC = re.compile("[\u0400-\u04ff]")
 
 
 # "&FBReaderVersion;": an entity the file never declares, left as text in recovery mode
@@ -195,8 +195,7 @@ def _notes_title(notes: Section, language: str) -> str:
     if label:
         return label
     text = " ".join(b.text for _, s in notes.walk() for b in s.blocks)[:2000]
-    letters = sum(c.isalpha() for c in text)
-    return _NOTES["ru"] if len(_CYRILLIC.findall(text)) > letters / 2 else _NOTES["en"]
+    return _NOTES["ru"] if (cyrillic_share(text) or 0) > 0.5 else _NOTES["en"]
 
 
 def _person(author: Any) -> str:

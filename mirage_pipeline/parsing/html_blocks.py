@@ -117,7 +117,8 @@ def _parse(content: bytes) -> etree._Element | None:
     except etree.XMLSyntaxError:
         pass
     try:
-        return html.fromstring(content, parser=html.HTMLParser(encoding=_html_encoding(content)))
+        encoding = guessed or _html_encoding(content)
+        return html.fromstring(content, parser=html.HTMLParser(encoding=encoding))
     except (etree.ParserError, ValueError):
         return None
 
@@ -132,7 +133,7 @@ def _html_encoding(content: bytes) -> str | None:
     <meta> charset but not an XML declaration's encoding, and takes undeclared bytes as
     Latin-1 ("Ð\x9fÑ\x80Ð¸" for "При": a Markdown <details> block). The declaration's
     encoding; UTF-8 (XML's, and EPUB's, default) for undeclared bytes that read as UTF-8;
-    Windows-1251 or KOI8 for Cyrillic in them; else None, libxml2's own reading."""
+    else None, libxml2's own reading."""
     head = content[:4096]
     declared = _XML_ENCODING.match(head.lstrip(b"\xef\xbb\xbf \t\r\n"))
     if declared:
@@ -146,7 +147,7 @@ def _html_encoding(content: bytes) -> str | None:
     try:
         content.decode("utf-8")
     except UnicodeDecodeError:
-        return _undeclared_cyrillic(content)
+        return None  # Cyrillic in Windows-1251 or KOI8 was told by _undeclared_cyrillic
     return "utf-8"
 
 
