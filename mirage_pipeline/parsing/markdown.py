@@ -16,6 +16,7 @@ from markdown_it.common.utils import normalizeReference
 
 from mirage_pipeline.parsing.html_blocks import read_xhtml
 from mirage_pipeline.parsing.markdown_notes import CODE_SPAN, place_notes
+from mirage_pipeline.parsing.markdown_sites import admonitions, site_markup
 from mirage_pipeline.parsing.model import Block, ParsedDocument, Section
 from mirage_pipeline.parsing.text import decode_text
 from mirage_pipeline.parsing.text_numbering import KEYWORD
@@ -64,13 +65,6 @@ _IMAGES = re.compile(
 )
 # a reference link, full ("[text][label]"), collapsed ("[text][]") or shortcut ("[text]")
 _REFERENCE = re.compile(r"!?\[([^\[\]\n]+(?:\n[^\[\]\n]+)?)\](?:\[([^\[\]\n]*)\])?")
-# Python-Markdown's admonitions ("!!! note", "!!! tip \"Title\""), collapsible ones ("??? note",
-# "???+ note") and MkDocs Material's content tabs ('=== "Tab"'), each over its indented body
-_ADMONITION = re.compile(
-    r"^(?P<indent>[ \t]*)(?:(?:!!!|\?\?\?\+?)[ \t]+(?P<kind>[\w-]+)(?:[ \t]+[\w-]+)*"
-    r"|===\+?(?=[ \t]+\"))(?:[ \t]+\"(?P<title>[^\"\n]*)\")?[ \t]*$"
-)
-_FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})")
 # a list of nothing but links to the page's own headings: "- [Installation](#installation)"
 _LOCAL_LINKS = re.compile(
     r"(?:\s*(?:[-*+]|\d+[.)])\s+\[[^\]\n]*(?:\n[^\]\n]*)?\]\(#[^()\s]*\)[ \t]*(?:\n|$))+"
@@ -83,16 +77,6 @@ _HTML_BLOCK_TAGS = re.compile(r"<(?:table|div|p|ul|ol|dl|details|blockquote|pre|
 _ATTRIBUTES = re.compile(r"\s*\{(?::?\s*[#.][^{}]*|-)\}\s*$")
 # bookdown's markers of a part and of the appendices: "# (PART) Основы {-}"
 _BOOKDOWN_PART = re.compile(r"^\((?:PART|APPENDIX)\*?\)\s*")
-# a site generator's lines: GitBook's and Jekyll's "{% hint style="info" %}", Hugo's
-# "{{< notice >}}" — markup, the text between them stays; Docusaurus' and VitePress' boxes,
-# ":::note Title" … ":::", their title
-_MARKUP_LINE = re.compile(r"^[ \t]*(?:\{%-?.*?-?%\}|\{\{[<%].*?[>%]\}\})[ \t]*$")
-_CAPTION_ATTRIBUTE = re.compile(r"\b(caption|title|alt)=(?:\"([^\"]*)\"|'([^']*)')")
-_COLON_FENCE = re.compile(
-    r"^[ \t]*:::+[ \t]*(?:\{[^{}]*\}|(?P<kind>[\w-]+)(?:[ \t]+(?P<title>.*?))?)?[ \t]*$"
-)  # pandoc's fenced divs too: "::: {.warning}"
-# GitHub's and Obsidian's alerts: "> [!NOTE]" opening a quote
-_ALERT = re.compile(r"^(>[ \t]*)\[!(\w+)\][+-]?[ \t]*", re.MULTILINE)
 # whichever opens first: a closed comment (its code spans are comment) or a code span (its
 # "<!--" code); an unclosed "<!--" still takes the rest of the text between code spans
 _COMMENT_OR_CODE = re.compile(f"<!--.*?-->|{CODE_SPAN.pattern}", re.S)
@@ -136,7 +120,7 @@ def parse_markdown(data: bytes, name: str) -> ParsedDocument:
     warnings = decoding + warnings
     # lines as markdown-it counts them: str.splitlines() also breaks at form feeds, U+0085
     # and U+2028, and every block after one was cut from the wrong lines (or lost)
-    body = _site_markup(_admonitions(_NEWLINE.sub("\n", body)))
+    body = site_markup(admonitions(_NEWLINE.sub("\n", body)))
     body, block = _title_block(body, front)
     front = {**block, **front}
     lines = body.split("\n")
@@ -236,86 +220,6 @@ def _title_block(body: str, front: dict[str, Any]) -> tuple[str, dict[str, Any]]
                 [a.strip() for a in value.split(";") if a.strip()] if key == "authors" else value
             )
     return "\n".join([""] * len(taken) + lines[len(taken) :]), found
-
-
-def _fenced(line: str, fence: str) -> tuple[str, bool]:
-    """The code fence open after `line` ("" for none, `fence` the one open before it), and
-    whether `line` is fenced code or a fence."""
-    opened = _FENCE.match(line)
-    if fence:
-        closes = (
-            opened is not None
-            and opened.group(1)[0] == fence[0]
-            and len(opened.group(1)) >= len(fence)
-        )
-        return ("" if closes else fence), True
-    if opened:
-        return opened.group(1), True
-    return "", False
-
-
-def _site_markup(body: str) -> str:
-    """`body` without a site generator's markup lines (blank: the rest keep their numbers),
-    and an alert's "[!NOTE]" its title ("> Note: …"); fenced code is left alone."""
-    if ":::" not in body and "{%" not in body and "{{" not in body and "[!" not in body:
-        return body
-    lines = body.split("\n")
-    fence = ""
-    for i, line in enumerate(lines):
-        fence, code = _fenced(line, fence)
-        if code:
-            continue
-        if _MARKUP_LINE.match(line):
-            lines[i] = _shortcode_text(line)
-        elif box := _COLON_FENCE.match(line):  # ":::tip Заголовок" opens, ":::" closes
-            title = box["title"] or (box["kind"] or "").replace("-", " ").capitalize()
-            lines[i] = f"{title}:" if title and title[-1].isalnum() else title
-        elif line.startswith(">") and "[!" in line:
-            lines[i] = _ALERT.sub(lambda found: f"{found[1]}{found[2].capitalize()}: ", line)
-    return "\n".join(lines)
-
-
-def _shortcode_text(line: str) -> str:
-    """A markup line's own words: a figure's caption ("{{< figure src=… caption="Рис. 1.
-    Схема" >}}"), a box's title as a label ("{{< notice title="Важно" >}}" → "Важно:")."""
-    found = {m[1]: m[2] if m[2] is not None else m[3] for m in _CAPTION_ATTRIBUTE.finditer(line)}
-    if found.get("caption") or found.get("alt"):
-        return found.get("caption") or found["alt"]
-    title = found.get("title", "").strip()
-    return f"{title}:" if title and title[-1].isalnum() else title
-
-
-def _admonitions(body: str) -> str:
-    """`body` with each admonition's marker line made its title ("!!! tip" → "Tip:", '!!! note
-    "Heads up"' → "Heads up:") and its body, indented under it, dedented: markdown-it's
-    CommonMark read a body's second paragraph on as an indented code block and kept the marker
-    as text (FastAPI's, MkDocs sites'). The lines stay where they were (blocks keep their line
-    numbers); fenced code is left alone (a guide showing the syntax)."""
-    if "!!!" not in body and "???" not in body and "===" not in body:
-        return body
-    lines = body.split("\n")
-    fence = ""
-    i = 0
-    while i < len(lines):
-        line = lines[i]
-        fence, code = _fenced(line, fence)
-        if not code and (marker := _ADMONITION.match(line)):
-            indent = marker["indent"].expandtabs(4)
-            title = marker["title"]
-            if title is None:
-                title = (marker["kind"] or "").replace("-", " ").capitalize()
-            lines[i] = f"{indent}{title}:" if title and title[-1].isalnum() else indent + title
-            inner = len(indent) + 4
-            j = i + 1
-            while j < len(lines):
-                expanded = lines[j].expandtabs(4)
-                if expanded.strip() and len(expanded) - len(expanded.lstrip()) < inner:
-                    break
-                lines[j] = expanded[: len(indent)] + expanded[inner:] if expanded.strip() else ""
-                j += 1
-            continue  # the body, dedented, is read again: an admonition or a fence inside it
-        i += 1
-    return "\n".join(lines)
 
 
 def _html_blocks(raw: str) -> list[tuple[str, str]]:

@@ -18,15 +18,9 @@ from mirage_pipeline.parsing.pdf_contents import (
     drop_contents_section,
     read_contents,
 )
+from mirage_pipeline.parsing.pdf_contents_pages import CONTENTS_TITLE, drop_printed_contents
 from mirage_pipeline.parsing.pdf_headings import Heading, detect_headings
-from mirage_pipeline.parsing.pdf_lines import (
-    CONTENTS_TITLE,
-    Line,
-    PageLines,
-    body_font_size,
-    drop_printed_contents,
-    extract_lines,
-)
+from mirage_pipeline.parsing.pdf_lines import Line, PageLines, body_font_size, extract_lines
 from mirage_pipeline.parsing.pdf_notes import find_footnotes
 from mirage_pipeline.parsing.pdf_outline import locate_outline, ordered_outline
 from mirage_pipeline.parsing.pdf_running import drop_running_lines, printed_labels

@@ -12,8 +12,9 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 
 from mirage_pipeline.parsing.model import Section
+from mirage_pipeline.parsing.pdf_contents_pages import LEADER
 from mirage_pipeline.parsing.pdf_headings import Heading
-from mirage_pipeline.parsing.pdf_lines import LEADER, Line, PageLines, rows_of
+from mirage_pipeline.parsing.pdf_lines import Line, PageLines, rows_of
 
 _NOT_WORD = re.compile(r"[\W_]+")
 _PAGE_AT_END = re.compile(r"(?:^|\s|\.)(\d{1,4}|[ivxlcdm]{1,7})$", re.IGNORECASE)

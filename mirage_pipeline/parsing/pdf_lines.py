@@ -1,4 +1,4 @@
-"""PDF text as lines: extraction with font facts, printed tables of contents removed.
+"""PDF text as lines: extraction with font facts.
 
 PyMuPDF gives blocks of lines of spans. We keep each line with its page, position, dominant
 font size and weight; `pdf_running` then drops what repeats across pages at the same place.
@@ -23,16 +23,6 @@ from mirage_pipeline.parsing.text_repair import CONTROL
 # Expand ligatures (ﬁ → fi), keep whitespace readable; no images.
 _FLAGS = pymupdf.TEXT_PRESERVE_WHITESPACE | pymupdf.TEXT_MEDIABOX_CLIP
 _DIGITS = re.compile(r"\d+")
-# Dot leaders of a printed table of contents: ". . . . ." or "........"
-LEADER = re.compile(r"(?:\.[ \u00a0]{1,3}){4,}\.|\.{5,}|…{3,}")
-_ENTRY_END = re.compile(r"(?:^|\s|\.\.|…)(?:\d{1,4}|[ivxlcdm]{1,7})$", re.IGNORECASE)
-# an entry's first row, its title going on in the next: "3.4.1 Системске променљиве на"
-_ENTRY_START = re.compile(r"^(?:\d{1,2}(?:\.\d{1,2})*|[A-ZА-Я](?:\.\d{1,2})+)\.?\s+\w")
-CONTENTS_TITLE = re.compile(
-    r"^(?:table of contents|contents|содержание|оглавление|зміст|садржај|съдържание"
-    r"|list of (?:figures|tables))$",
-    re.IGNORECASE,
-)
 # monospaced fonts by name, where the font does not say so: URW's Nimbus Mono (NimbusMonL-Regu,
 # a Courier: yodl's and groff's books), TeX's typewriter faces (CMTT, ec/tc/sf/lm/tx-tt), Menlo,
 # Monaco, TeX Gyre Cursor; "code" but not Arial Unicode MS, Encode Sans or Code2000, "mono" but
@@ -103,22 +93,8 @@ def extract_lines(
     """Every page's lines and how many characters each font sets on it. Spans in
     `fixed_fonts` pass through `fix`, lines with such spans through `line_fix`; the first
     spans of each font go to `samples`."""
+    reader = _LineReader(fix, fixed_fonts, samples, line_fix)
     pages: list[PageLines] = []
-    block_id = 0
-    styles: dict[tuple[str, int], tuple[bool, bool]] = {}  # (font, flags) → (bold, mono)
-
-    def style(span: dict) -> tuple[bool, bool]:
-        key = (span["font"], span["flags"])
-        found = styles.get(key)
-        if found is None:
-            font, flags = key
-            found = styles[key] = (
-                bool(flags & 16) or "bold" in font.lower(),
-                (bool(flags & 8) and not OCR_FONT.search(font)) or bool(MONO_NAME.search(font)),
-            )
-        return found
-
-    sampled: set[str] = set()  # fonts whose sample is full
     for page in doc:
         found: list[Line] = []
         fonts: dict[str, int] = {}
@@ -126,86 +102,11 @@ def extract_lines(
         for block in info["blocks"]:
             if block.get("type", 0) != 0:
                 continue
-            block_id += 1
+            reader.block_id += 1
             for line in block["lines"]:
-                spans = list(filter(_TEXT, line["spans"]))
-                if not spans:
-                    continue
-                fixed = False
-                if fix is not None:
-                    for s in spans:
-                        if s["font"] in fixed_fonts:
-                            s["text"] = fix(s["font"], s["text"])
-                            fixed = True
-                first = spans[0]
-                font = first["font"]
-                # most lines: one font throughout (MuPDF ends a span at each space it adds)
-                uniform = len(spans) == 1 or len(set(map(_STYLE, spans))) == 1
-                if uniform:
-                    joined = "".join(map(_TEXT, spans)) if spans[1:] else first["text"]
-                    fonts[font] = fonts.get(font, 0) + len(joined)
-                    if samples is not None and font not in sampled:
-                        sample = samples.setdefault(font, [])
-                        if (
-                            len(sample) < _SAMPLE_SPANS
-                            or not joined.isascii()
-                            or CONTROL.search(joined)
-                        ):
-                            _sample(spans, samples, sampled)
-                else:
-                    for s in spans:
-                        fonts[s["font"]] = fonts.get(s["font"], 0) + len(s["text"])
-                    if samples is not None:
-                        _sample(spans, samples, sampled)
-                note_mark = False
-                if uniform:
-                    text = joined.strip()
-                    size = round(first["size"], 1)
-                    bold, mono = style(first)
-                    code, mono_ends = mono, (mono, mono)
-                else:
-                    words = [s for s in spans if not s["text"].isspace()] or spans
-                    raised = False
-                    for before, after in itertools.pairwise(words):
-                        # "scripts.¹" and "c² = a² + b²" read "scripts. 1" and "c2 = a2 + b2"
-                        if _raised_number(after, before):
-                            after["text"] = after["text"].strip().translate(_SUPERSCRIPT)
-                            raised = True
-                    text = "".join(s["text"] for s in spans).strip()
-                    if raised:
-                        text = _BEFORE_SUPERSCRIPT.sub("", text)
-                    note_mark = _superscript_number(words)
-                    if note_mark:  # "¹Obviously" would read "1Obviously"
-                        mark = words[0]["text"].strip()
-                        text = f"{mark} {text[len(mark) :].lstrip()}"
-                    weights: Counter[tuple[float, bool, bool]] = Counter()
-                    for s in spans:
-                        weights[(round(s["size"], 1), *style(s))] += len(s["text"].strip()) or 1
-                    (size, bold, mono), _ = weights.most_common(1)[0]
-                    code = all(style(s)[1] for s in words)
-                    mono_ends = (style(words[0])[1], style(words[-1])[1])
-                if fixed and line_fix is not None:
-                    text = line_fix(text)
-                if not text:
-                    continue
-                x0, y0, x1, y1 = line["bbox"]
-                found.append(
-                    Line(
-                        page.number + 1,
-                        block_id,
-                        x0,
-                        y0,
-                        y1,
-                        text,
-                        size,
-                        bold,
-                        mono,
-                        x1,
-                        code,
-                        mono_ends,
-                        note_mark,
-                    )
-                )
+                made = reader.line(line, page.number + 1, fonts)
+                if made is not None:
+                    found.append(made)
         # text set up or down the page: read as the page turned
         height = turn_lines(found, info, page) if found else page.rect.height
         if len(found) >= _PLOT_MARKS:
@@ -213,6 +114,120 @@ def extract_lines(
         found = _marks_joined(found)
         pages.append(PageLines(page.number + 1, height, found, fonts))
     return pages
+
+
+class _LineReader:
+    """Lines made of PyMuPDF's lines of spans, their fonts counted and sampled."""
+
+    def __init__(
+        self,
+        fix: SpanFix | None,
+        fixed_fonts: frozenset[str],
+        samples: dict[str, list[str]] | None,
+        line_fix: LineFix | None,
+    ) -> None:
+        self.fix = fix
+        self.fixed_fonts = fixed_fonts
+        self.samples = samples
+        self.line_fix = line_fix
+        self.block_id = 0  # a page-independent number of the block being read
+        self.sampled: set[str] = set()  # fonts whose sample is full
+        self.styles: dict[tuple[str, int], tuple[bool, bool]] = {}  # (font, flags) → style
+
+    def style(self, span: dict) -> tuple[bool, bool]:
+        """Whether a span's font is bold, and whether it is monospaced."""
+        key = (span["font"], span["flags"])
+        found = self.styles.get(key)
+        if found is None:
+            font, flags = key
+            found = self.styles[key] = (
+                bool(flags & 16) or "bold" in font.lower(),
+                (bool(flags & 8) and not OCR_FONT.search(font)) or bool(MONO_NAME.search(font)),
+            )
+        return found
+
+    def line(self, line: dict, page: int, fonts: dict[str, int]) -> Line | None:
+        """The Line a PyMuPDF line makes (None when it holds no text); its characters are
+        counted in `fonts`, the font of each."""
+        spans = list(filter(_TEXT, line["spans"]))
+        if not spans:
+            return None
+        fixed = False
+        if self.fix is not None:
+            for s in spans:
+                if s["font"] in self.fixed_fonts:
+                    s["text"] = self.fix(s["font"], s["text"])
+                    fixed = True
+        first = spans[0]
+        samples = self.samples
+        note_mark = False
+        # most lines: one font throughout (MuPDF ends a span at each space it adds)
+        if len(spans) == 1 or len(set(map(_STYLE, spans))) == 1:
+            joined = "".join(map(_TEXT, spans)) if spans[1:] else first["text"]
+            font = first["font"]
+            fonts[font] = fonts.get(font, 0) + len(joined)
+            if samples is not None and font not in self.sampled:
+                sample = samples.setdefault(font, [])
+                if len(sample) < _SAMPLE_SPANS or not joined.isascii() or CONTROL.search(joined):
+                    _sample(spans, samples, self.sampled)
+            text = joined.strip()
+            size = round(first["size"], 1)
+            bold, mono = self.style(first)
+            code, mono_ends = mono, (mono, mono)
+        else:
+            for s in spans:
+                fonts[s["font"]] = fonts.get(s["font"], 0) + len(s["text"])
+            if samples is not None:
+                _sample(spans, samples, self.sampled)
+            text, note_mark = _mixed_text(spans)
+            words = [s for s in spans if not s["text"].isspace()] or spans
+            weights: Counter[tuple[float, bool, bool]] = Counter()
+            for s in spans:
+                weights[(round(s["size"], 1), *self.style(s))] += len(s["text"].strip()) or 1
+            (size, bold, mono), _ = weights.most_common(1)[0]
+            code = all(self.style(s)[1] for s in words)
+            mono_ends = (self.style(words[0])[1], self.style(words[-1])[1])
+        if fixed and self.line_fix is not None:
+            text = self.line_fix(text)
+        if not text:
+            return None
+        x0, y0, x1, y1 = line["bbox"]
+        return Line(
+            page,
+            self.block_id,
+            x0,
+            y0,
+            y1,
+            text,
+            size,
+            bold,
+            mono,
+            x1,
+            code,
+            mono_ends,
+            note_mark,
+        )
+
+
+def _mixed_text(spans: list[dict]) -> tuple[str, bool]:
+    """The text of a line whose spans differ in font, and whether it opens with a footnote's
+    raised number: raised numbers inside it read as superscripts ("scripts.¹", "c² = a² +
+    b²" read "scripts. 1" and "c2 = a2 + b2"), a note's opening one stands apart ("¹Obviously"
+    would read "1Obviously")."""
+    words = [s for s in spans if not s["text"].isspace()] or spans
+    raised = False
+    for before, after in itertools.pairwise(words):
+        if _raised_number(after, before):
+            after["text"] = after["text"].strip().translate(_SUPERSCRIPT)
+            raised = True
+    text = "".join(s["text"] for s in spans).strip()
+    if raised:
+        text = _BEFORE_SUPERSCRIPT.sub("", text)
+    note_mark = _superscript_number(words)
+    if note_mark:
+        mark = words[0]["text"].strip()
+        text = f"{mark} {text[len(mark) :].lstrip()}"
+    return text, note_mark
 
 
 def _sample(spans: list[dict], samples: dict[str, list[str]], sampled: set[str]) -> None:
@@ -312,82 +327,6 @@ def _raised_number(mark: dict, beside: dict) -> bool:
             or mark["origin"][1] < beside["origin"][1] - 0.1 * beside["size"]
         )
     )
-
-
-def drop_printed_contents(pages: list[PageLines]) -> list[PageLines]:
-    """Remove printed tables of contents (rows of titles, dot leaders and page numbers) in
-    place; return what was removed, page by page (`pdf_contents` reads its entries).
-
-    The outline (or the detected headings) already gives the structure; a printed contents
-    page would only turn into chunks of dots and numbers that outrank the real sections in
-    search. A page qualifies with at least three leader rows; its contents run from the first
-    to the last leader row, widened to the entry-like rows around them (a chapter entry set
-    without leaders, the "Contents" title above). Body text after the contents stays.
-    """
-    found: list[PageLines] = []
-    for page in pages:
-        rows = rows_of(page.lines)
-        texts = [" ".join(ln.text for ln in sorted(row, key=lambda ln: ln.x0)) for row in rows]
-        leaders = [
-            i for i, text in enumerate(texts) if LEADER.search(text) and _ENTRY_END.search(text)
-        ]
-        # contents that spill onto the next page start at its top
-        continued = (
-            bool(found) and found[-1].number == page.number - 1 and leaders[:1] in ([0], [1])
-        )
-        if len(leaders) < 3 and not continued:
-            continue
-        span = _contents_span(rows, texts, leaders)
-        if span is None:
-            continue
-        drop = {id(ln) for row in rows[span[0] : span[1] + 1] for ln in row}
-        found.append(
-            PageLines(page.number, page.height, [ln for ln in page.lines if id(ln) in drop])
-        )
-        page.lines = [ln for ln in page.lines if id(ln) not in drop]
-    return found
-
-
-def _contents_span(
-    rows: list[list[Line]], texts: list[str], leaders: list[int]
-) -> tuple[int, int] | None:
-    """First and last row of the printed contents on a page, or None when the dotted rows are
-    too sparse to be contents (a form or a table in running text)."""
-    first, last = leaders[0], leaders[-1]
-    entries = sum(
-        1
-        for text in texts[first : last + 1]
-        if LEADER.search(text) or _ENTRY_END.search(text) or _ENTRY_START.match(text)
-    )
-    if entries < 0.5 * (last - first + 1):  # two columns of contents interleave their rows
-        return None
-    tops = [row[0].y0 for row in rows]
-    steps = sorted(b - a for a, b in itertools.pairwise(tops[first : last + 1]))
-    close = 2.5 * steps[len(steps) // 2] if steps else 30.0  # entries sit at the usual spacing
-
-    def entry(i: int, toward: int) -> bool:
-        """Row i continues the contents: near its neighbour, short, and ending in a page
-        number (or wrapped onto a next row that does) or starting with a section number."""
-        if abs(tops[i] - tops[toward]) > close or len(texts[i]) >= 120:
-            return False
-        if _ENTRY_END.search(texts[i]) or _ENTRY_START.match(texts[i]):
-            return True
-        j = i + 1
-        return (
-            j < len(rows)
-            and j != toward
-            and tops[j] - tops[i] <= close
-            and len(texts[j]) < 120
-            and bool(_ENTRY_END.search(texts[j]))
-        )
-
-    while first > 0 and entry(first - 1, first):
-        first -= 1
-    if first > 0 and CONTENTS_TITLE.match(texts[first - 1].strip()):
-        first -= 1
-    while last + 1 < len(rows) and last - leaders[-1] < 4 and entry(last + 1, last):
-        last += 1
-    return first, last
 
 
 def rows_of(lines: list[Line]) -> list[list[Line]]:

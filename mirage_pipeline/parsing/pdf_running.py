@@ -57,76 +57,30 @@ def drop_running_lines(
     numbers: a proof's stamp above the running head ("3 Jan 2020 2:18 p.m.", "No 35", the
     book's title) hid "Preparing an input file 15" from the first pass.
     """
-    n = len(pages)
-    if n == 0:
+    if not pages:
         return 0
     lines_before = sum(len(page.lines) for page in pages)
     found: dict[int, int] = {} if folios is None else folios
     numbered, offsets = _numbered_rows(pages, found)
     numbered |= _lone_page_numbers(pages, offsets, found)
-    edges = [_edge_rows(page) for page in pages]
-    outermost = {page.number: _outermost(page) for page in pages}
-    by_text: Counter[tuple[str, str]] = Counter()
-    by_slot: Counter[tuple[str, int]] = Counter()
-    body_slots: Counter[tuple[str, int]] = Counter()
-    by_place: Counter[tuple[str, int, int]] = Counter()
-    bars: Counter[str] = Counter()  # navigation bars: pages holding each
-    for page, edge in zip(pages, edges, strict=True):
-        bars.update(
-            {
-                line.norm
-                for line in page.lines
-                if not line.mono and _NAV_BAR.match(line.text.strip())
-            }
-        )
-        by_text.update({(zone, line.norm) for line, zone in edge.items()})
-        by_slot.update({(zone, round(line.y0 / 3)) for line, zone in edge.items()})
-        # … and where the body's own lines stand: a page's first line sits in the same slot
-        # on every page of a PDF without running heads (a browser's print), set apart by a
-        # paragraph's spacing on some: not a running head's slot (1–2 % of a printed
-        # manual's lines went, often a section's first sentence)
-        body_slots.update(
-            {
-                (zone, round(line.y0 / 3))
-                for line in page.lines
-                if line not in edge and (zone := _zone(line, page.height))
-            }
-        )
-        by_place.update(
-            {
-                place
-                for line in page.lines
-                if _placed(line, page, outermost[page.number])
-                for place in _places(line)
-            }
-        )
-    repeats = n >= 4
-    text_min = max(3, int(0.3 * n))
-    slot_min = max(3, int(0.4 * n))
-    place_min = max(3, int(0.5 * n))
-    bar_min = max(3, int(0.1 * n))
+    recurring = _Recurring(pages)
     gone: set[int] = set()
-    for page, edge in zip(pages, edges, strict=True):
+    for page, edge in zip(pages, recurring.edges, strict=True):
         for line in page.lines:
             zone = edge.get(line)
+            text = line.text.strip()
             running = False
-            if _CONTINUATION.match(line.text.strip()):
+            if _CONTINUATION.match(text):
                 running = True  # not running text, but as much furniture: anywhere it is
                 if listings is not None:  # over a listing's rest, or under its first part
                     upper = line.y0 < page.height / 2
                     listings.add(page.number if upper else page.number + 1)
-            elif id(line) in numbered or (zone and _PAGE_NUMBER.match(line.text.strip())):
+            elif id(line) in numbered or (zone and _PAGE_NUMBER.match(text)):
                 running = True
-                if line.text.strip().isdigit():
-                    found.setdefault(page.number, int(line.text.strip()))
-            elif repeats and zone and len(line.text) <= 160:
-                slot = (zone, round(line.y0 / 3))
-                running = by_text[(zone, line.norm)] >= text_min or (
-                    by_slot[slot] >= slot_min and by_slot[slot] > 2 * body_slots[slot]
-                )
-            if not running and repeats and _placed(line, page, outermost[page.number]):
-                running = any(by_place[place] >= place_min for place in _places(line))
-                running = running or bars[line.norm] >= bar_min
+                if text.isdigit():
+                    found.setdefault(page.number, int(text))
+            else:
+                running = recurring.running(line, zone, page)
             if running:
                 gone.add(id(line))
     if gone:  # the rows now outermost, their page numbers still beside them
@@ -140,6 +94,75 @@ def drop_running_lines(
     for page in pages:
         page.lines = [line for line in page.lines if id(line) not in gone]
     return lines_before - sum(len(page.lines) for page in pages)
+
+
+class _Recurring:
+    """What recurs across a document's pages: its edge rows' texts and vertical slots (beside
+    the slots of the body's own lines), short texts at the very same place, navigation bars;
+    and how many pages make each recur."""
+
+    def __init__(self, pages: list[PageLines]) -> None:
+        n = len(pages)
+        self.repeats = n >= 4
+        self.text_min = max(3, int(0.3 * n))
+        self.slot_min = max(3, int(0.4 * n))
+        self.place_min = max(3, int(0.5 * n))
+        self.bar_min = max(3, int(0.1 * n))
+        self.edges = [_edge_rows(page) for page in pages]
+        self.outermost = {page.number: _outermost(page) for page in pages}
+        self.by_text: Counter[tuple[str, str]] = Counter()
+        self.by_slot: Counter[tuple[str, int]] = Counter()
+        self.body_slots: Counter[tuple[str, int]] = Counter()
+        self.by_place: Counter[tuple[str, int, int]] = Counter()
+        self.bars: Counter[str] = Counter()  # navigation bars: pages holding each
+        for page, edge in zip(pages, self.edges, strict=True):
+            self.bars.update(
+                {
+                    line.norm
+                    for line in page.lines
+                    if not line.mono and _NAV_BAR.match(line.text.strip())
+                }
+            )
+            self.by_text.update({(zone, line.norm) for line, zone in edge.items()})
+            self.by_slot.update({(zone, round(line.y0 / 3)) for line, zone in edge.items()})
+            # … and where the body's own lines stand: a page's first line sits in the same
+            # slot on every page of a PDF without running heads (a browser's print), set apart
+            # by a paragraph's spacing on some: not a running head's slot (1–2 % of a printed
+            # manual's lines went, often a section's first sentence)
+            self.body_slots.update(
+                {
+                    (zone, round(line.y0 / 3))
+                    for line in page.lines
+                    if line not in edge and (zone := _zone(line, page.height))
+                }
+            )
+            self.by_place.update(
+                {
+                    place
+                    for line in page.lines
+                    if _placed(line, page, self.outermost[page.number])
+                    for place in _places(line)
+                }
+            )
+
+    def running(self, line: Line, zone: str | None, page: PageLines) -> bool:
+        """Whether `line` (in the edge row `zone` of `page`, or None) is furniture by what
+        recurs: its text or slot at the page's edge, its place, or a navigation bar."""
+        if not self.repeats:
+            return False
+        if zone and len(line.text) <= 160:
+            slot = (zone, round(line.y0 / 3))
+            if self.by_text[(zone, line.norm)] >= self.text_min or (
+                self.by_slot[slot] >= self.slot_min
+                and self.by_slot[slot] > 2 * self.body_slots[slot]
+            ):
+                return True
+        if _placed(line, page, self.outermost[page.number]):
+            return (
+                any(self.by_place[place] >= self.place_min for place in _places(line))
+                or self.bars[line.norm] >= self.bar_min
+            )
+        return False
 
 
 def printed_labels(folios: dict[int, int], pages: int) -> list[str]:

@@ -13,7 +13,8 @@ import re
 from collections.abc import Iterable, Sequence
 
 from mirage_pipeline.morphology import known_word
-from mirage_pipeline.parsing.pdf_lines import LEADER, Line
+from mirage_pipeline.parsing.pdf_contents_pages import LEADER
+from mirage_pipeline.parsing.pdf_lines import Line
 
 # Prefixes whose hyphen is part of the word (non-privileged, self-contained, кое-что).
 _REAL_HYPHEN = re.compile(

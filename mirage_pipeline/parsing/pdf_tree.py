@@ -1,10 +1,11 @@
 """A PDF's section tree: headings open sections, the lines between them become paragraphs,
 code listings, tables and footnotes.
 
-A paragraph is a PyMuPDF block, or more: a block boundary inside a paragraph (a producer cuts
-one where the indentation changes) does not end it when the next block goes on with the
-second half of a hyphenated word, or in lowercase after a line filled to the margin; and a
-paragraph broken by a page break is joined across it (past the footnotes of its first page).
+A paragraph is a PyMuPDF block, or more (pdf_paragraphs.py): a block boundary inside a
+paragraph (a producer cuts one where the indentation changes) does not end it when the next
+block goes on with the second half of a hyphenated word, or in lowercase after a line filled
+to the margin; and a paragraph broken by a page break is joined across it (past the
+footnotes of its first page).
 Monospaced lines form a code block with their line breaks and indentation, apart from the
 prose around them even within one block.
 """
@@ -12,39 +13,26 @@ prose around them even within one block.
 from __future__ import annotations
 
 import functools
-import itertools
 import re
 import statistics
 
 from mirage_pipeline.parsing.model import Block, Section
 from mirage_pipeline.parsing.pdf_headings import CAPTION, Heading
-from mirage_pipeline.parsing.pdf_lines import LIST_MARKS, Line, rows_of
+from mirage_pipeline.parsing.pdf_lines import Line
 from mirage_pipeline.parsing.pdf_margins import margin_notes
+from mirage_pipeline.parsing.pdf_paragraphs import (
+    SENTENCE_END,
+    first_letter,
+    listing_lines,
+    opening,
+    same_paragraph,
+)
 from mirage_pipeline.parsing.pdf_tables import Table
 from mirage_pipeline.parsing.pdf_text import Vocabulary, join_lines, join_text
 from mirage_pipeline.parsing.text_repair import literal_break
 
-_SENTENCE_END = (".", "!", "?", "…", ":", ";", '"', "»", ")")
-# before a capital: a closing quote or bracket ends what it closes ("… upgraded.⟩" | "New in")
-_CLAUSE_END = (*_SENTENCE_END, "”", "’", "⟩", "]")
-_HYPHENATED = re.compile(r"\w[-\u00ad]$")
-_LINE_STEP_MAX = 2.0  # font sizes between the tops of two lines of one paragraph
-_RAGGED_STEP = 1.75  # … when the line before ends short of the margin (no paragraph's spacing)
-_CODE_STEP_MAX = 2.5  # … of one code listing (a blank line in it)
-_COLUMN_SLACK = 5.0  # font sizes an indented line may stand off the line above it
 _FULL_LINE_CHARS = 30  # a line shorter than this is not taken to fill the measure
 _MONO_ADVANCE = 0.55  # width of a monospaced character, in font sizes
-# a list item's mark: the item starts a paragraph even inside the block of the one before
-# (a tight LaTeX itemize: texlive-ru's "• Английский: … • Итальянский: …" was one paragraph);
-# not "·" or "∙", which also stand between a contents entry and its page, or in "· · ·"
-_ITEM_MARK = re.compile(f"[{LIST_MARKS}]\\s")
-# a line goes on with a word behind an opening bracket or quote too ("скрипт" | "(текстовый
-# файл) main3.lua", "модуль" | "“sprite”, который"), not with an item's mark: "(a)", "(2)"
-_OPENING_MARKS = re.compile(r"[(«»“„‚\"‘]*")
-_ENUMERATION = re.compile(r"\((?:\d+|[^\W\d_]|[ivxIVX]{1,4})\)")
-# behind the bracket a word, not a formula's variable: "(в данном примере", "(i.e. the", "(с.
-# 12)", not "(x + a)²"
-_WORD_AFTER = re.compile(r"[^\W\d_]{2}|[^\W\d_] [^\W\d_]|[^\W\d_]\.")
 
 
 def build_tree(
@@ -69,7 +57,7 @@ def build_tree(
         at = [where[id(line)] for line in table.lines]
         table_at[min(at)] = table
         skip.update(at)
-    listing = _listing_lines(lines)
+    listing = listing_lines(lines)
     notes_beside = margin_notes(lines, skip, listing | notes.keys())
     aside = {i for found in notes_beside.values() for i in found}
     skip.update(aside)
@@ -132,7 +120,7 @@ def build_tree(
                 flush()  # the paragraph above, or the footnote before this one
             note.append(line)
             continue
-        if note or (paragraph and not _same_paragraph(paragraph, line, listing, margins)):
+        if note or (paragraph and not same_paragraph(paragraph, line, listing, margins)):
             flush()
         paragraph.append(line)
         if i in notes_beside:
@@ -206,132 +194,6 @@ def _glue(before: str, after: str) -> str:
     return "" if before.rstrip()[-1:] in "/:=,-." else " "
 
 
-def _same_paragraph(
-    paragraph: list[Line], line: Line, listing: set[int], margins: dict[tuple[int, float], float]
-) -> bool:
-    """Whether `line` goes on with the paragraph (or code listing) `paragraph` holds. Across a
-    block boundary a paragraph goes on in the same column and font with a word — lowercase
-    after a hyphenated one, or any after a line filled to the right margin without a sentence
-    end (a Russian sentence goes on with "INSTEAD", "Windows", "LATEX" as often as an English
-    one with a name) — the page's margin, or the paragraph's own right edge when it is set
-    narrower (a boxed or indented note, each line its own block): the line before or after
-    ends where it does. The word may stand behind an opening bracket or quote ("(текстовый
-    файл)", "«Особняк»"). Not with a bullet, a digit or an item's "(a)": a list or a listing;
-    a bullet's item starts a paragraph of its own even in the block of the lines above."""
-    last = paragraph[-1]
-    code = id(line) in listing
-    if code != (id(last) in listing):
-        # A listing set in the block of the prose around it starts or ends here, unless the
-        # line stands beside the other (a table cell) or flush with it (a path on a line).
-        return line.block == last.block and (
-            line.y0 - last.y0 < 0.5 * last.size or abs(line.x0 - last.x0) < last.size
-        )
-    if not code and _ITEM_MARK.match(line.text):
-        return False
-    if (
-        not code
-        and _ITEM_MARK.match(paragraph[0].text)
-        and line.x0 < paragraph[0].x0 - 2
-        and last.text.rstrip().endswith(_SENTENCE_END)
-        and not _first_letter(line.text).islower()
-    ):
-        # left of the item's mark after its sentence ended: the text after the list, in its
-        # block or not (an item wrapping to the margin goes on: "…from the official" /
-        # "Debian archive")
-        return False
-    if line.block == last.block:
-        return True
-    if line.page != last.page:
-        return False
-    step = line.y0 - last.y0
-    if code:
-        return 0 < step <= _CODE_STEP_MAX * last.size
-    hyphenated = line.text[:1].islower() and bool(_HYPHENATED.search(last.text))
-    # a line may come in pieces ("строками," … "функциями-", "(смотрите" + a path in a
-    # monospaced font, each its own block): a broken word, or prose after a word set in a
-    # monospaced font, goes on at the row's start
-    row = [ln for ln in paragraph[-8:] if ln.page == last.page and abs(ln.y0 - last.y0) < 1]
-    row = sorted(row, key=lambda ln: ln.x0) or [last]
-    # … and such a word, a size smaller, may wrap onto a line of its own: "…Смотрите info
-    # autoconf и info" / "automake." (LibreOffice) was a code block; not prose after a
-    # listing's line (numbered: "500 % \\Declare…")
-    mixed = (
-        (line.mono or any(ln.mono for ln in row))
-        and any(not ln.mono and _LETTERS.search(ln.text) for ln in row)
-        # flush with the row (not the next item of a list) or a word broken across them
-        and (hyphenated or abs(line.x0 - row[0].x0) <= 1)
-    )
-    start = row[0].x0 if hyphenated or mixed else last.x0
-    first = _opening(line)
-    if not (
-        first
-        and abs(line.size - last.size) <= (0.15 * max(line.size, last.size) if mixed else 0.5)
-        and 0 < step <= _LINE_STEP_MAX * last.size
-        and abs(line.x0 - start) <= _COLUMN_SLACK * last.size
-    ):
-        return False
-    if hyphenated:
-        return True
-    margin = margins[(last.page, round(last.size))]
-    if (
-        first.islower()
-        and not mixed
-        and step <= _RAGGED_STEP * last.size
-        and abs(line.x0 - last.x0) <= 1
-        and last.x1 - last.x0 >= 0.6 * (margin - last.x0)
-        and not last.text.endswith(_SENTENCE_END)
-    ):
-        # ragged right (a browser's print, each line its own block): a sentence going on in
-        # lowercase at the next line's usual distance, flush left, after a line that is most
-        # of the measure (not a short item of a list) — not only after a full line
-        return True
-    full = last.x1 >= margin - last.size or (
-        last.x1 - last.x0 >= 0.5 * (margin - last.x0)
-        and any(
-            abs(other.x1 - last.x1) <= 0.5 * last.size
-            for other in (*paragraph[-2:-1], line)
-            if other.page == last.page
-        )
-    )
-    ends = _SENTENCE_END if first.islower() and not mixed else _CLAUSE_END
-    return full and not last.text.endswith(ends)
-
-
-def _opening(line: Line) -> str:
-    """The letter `line` opens with (`_first_letter`), or "A" for a name set in a monospaced
-    font opening a line of prose ("*.html. Вы должны…": a sentence goes on with one)."""
-    first = _first_letter(line.text)
-    if not first and line.mono_ends[0] and not line.mono and not _ENUMERATION.match(line.text):
-        return "A"
-    return first
-
-
-def _first_letter(text: str) -> str:
-    """The letter a line's first word starts with, behind an opening bracket or quote; "" when
-    the line opens with something else (a digit, a mark, an item's "(a)")."""
-    if _ENUMERATION.match(text):
-        return ""
-    opening = _OPENING_MARKS.match(text).end()
-    if opening and not _WORD_AFTER.match(text, opening):
-        return ""
-    found = text[opening : opening + 1]
-    return found if found.isalpha() else ""
-
-
-def _listing_lines(lines: list[Line]) -> set[int]:
-    """Ids of the lines of code listings: monospaced throughout, and so is the rest of their
-    row (a command name set alone on a line of prose is not a listing)."""
-    found: set[int] = set()
-    for _, group in itertools.groupby(lines, key=lambda line: line.page):
-        page = list(group)
-        if any(line.code for line in page):
-            for row in rows_of(page):
-                if all(line.code for line in row):
-                    found.update(id(line) for line in row)
-    return found
-
-
-_LETTERS = re.compile(r"[^\W\d_]")
 _BROKEN_TITLE = re.compile(r"(?<=[^\W\d_]-) (?=[^\W\d_])")
 # a footnote's mark after a word of a title ("Пакет pst-eucl¹"), not a unit's power ("м²")
 NOTE_MARKS = re.compile(r"(?<=[^\W\d_]{3})[⁰¹²³⁴⁵⁶⁷⁸⁹]+(?=[\s,.;:)]|$)")
@@ -377,7 +239,7 @@ class _Builder:
                 return listing
         previous = None if mono or note else self._continued(section, page)
         if previous is not None and (
-            _first_letter(text).islower() or self._runs_on(self.ends[id(previous)], lines[0])
+            first_letter(text).islower() or self._runs_on(self.ends[id(previous)], lines[0])
         ):
             end = self.ends[id(previous)]
             glue = end.mono_ends[1] and lines[0].mono_ends[0]
@@ -409,7 +271,7 @@ class _Builder:
         """`first`, opening a page, goes on with the line `end` closing the page before."""
         size = round(end.size)
         return (
-            bool(_opening(first))
+            bool(opening(first))
             and not CAPTION.match(first.text)
             and len(end.text) >= _FULL_LINE_CHARS
             and abs(first.size - end.size) <= 0.5
@@ -434,7 +296,7 @@ class _Builder:
             block is not None
             and id(block) in self.ends
             and block.last_page == page - 1
-            and not block.text.endswith(_SENTENCE_END)
+            and not block.text.endswith(SENTENCE_END)
         ):
             return block
         return None
