@@ -12,6 +12,7 @@ from lxml import etree, html
 from mirage_pipeline.language import normalise_language
 from mirage_pipeline.parsing.cyrillic_8bit import TEXT_ENCODINGS, best_reading
 from mirage_pipeline.parsing.html_chrome import (
+    CHROME_CLASSES,
     element_kinds,
     is_chrome,
     is_link_list,
@@ -65,6 +66,16 @@ _NUMBER_CLASS = re.compile(
     r"(?:^|[\s_-])(?:l?num|line-?num\w*|lineno|ocn|page-?num\w*|noteref)(?:$|[\s_-])", re.I
 )
 _WORDLESS = re.compile(r"^[\W_]*$")  # "|", "* * *", "»": separators, not text
+# calibre's conversions name each style after the first element that had it and give that
+# name to every later element of the same style (its flattened CSS): a DocBook book's contents
+# opened with <div class="toc">, so every chapter's wrapper of the same style became
+# class="toc" too, and was left out as navigation (a converted project history kept 22 % of its
+# words; tex-refs none). Such a document marks its body "calibre", "calibre1", …; there the
+# classes that would make an element navigation are dropped, and its structure decides (nav,
+# roles, epub:type, blocks made only of links). A heading's are kept (mistaken, they cost a
+# title, not text: the contents' own headings went with them), and so is a box's class
+# ("caution", "note": a styled box keeps a style of its own; mistaken, it costs headings).
+_CALIBRE_BODY = re.compile(r"calibre\d*")
 
 
 @dataclass
@@ -75,6 +86,7 @@ class Event:
     text: str = ""
     block: Block | None = None
     lang: str | None = None  # declared by the nearest element that says (xml:lang, lang)
+    linked: bool = False  # a heading whose text is links into the book and nothing else
 
 
 @dataclass
@@ -97,8 +109,46 @@ def read_xhtml(content: bytes) -> XhtmlDocument:
     body = _first(root, "body")
     doc.lang = _lang(body) if body is not None else None
     doc.lang = doc.lang or _lang(root)
+    if body is not None and _CALIBRE_BODY.fullmatch(body.get("class") or ""):
+        _drop_chrome_classes(body)
     _walk(body if body is not None else root, doc.events, _lang(root))
+    _drop_linked_headings(doc.events)
     return doc
+
+
+# Headings in a row with no text between them, this many or more of them nothing but links
+# into the book: a table of contents set as headings (calibre renamed its "toc" classes "toc1",
+# "toc2": 144 empty sections, a second tree of the whole book). One such heading alone is a
+# section's title linking back to the contents (docutils).
+_LINKED_RUN = 3
+
+
+def _drop_linked_headings(events: list[Event]) -> None:
+    """The link-only headings of each run of headings holding `_LINKED_RUN` of them made
+    navigation, in place."""
+    run: list[int] = []
+    for i, event in enumerate([*events, Event("block")]):
+        if event.kind == "block":
+            linked = [j for j in run if events[j].linked]
+            if len(linked) >= _LINKED_RUN:
+                for j in linked:
+                    events[j] = Event("chrome")
+            run = []
+        elif event.kind == "heading":
+            run.append(i)
+
+
+def _drop_chrome_classes(body: etree._Element) -> None:
+    """Class names that would make an element but a heading navigation removed, in place (a
+    document whose class names are a converter's, not the author's)."""
+    for el in body.iter():
+        classes = el.get("class") if isinstance(el.tag, str) else None
+        if (
+            classes
+            and CHROME_CLASSES.intersection(classes.split())
+            and local_name(el) not in _HEADINGS
+        ):
+            el.set("class", " ".join(c for c in classes.split() if c not in CHROME_CLASSES))
 
 
 def _parse(content: bytes) -> etree._Element | None:
@@ -206,7 +256,8 @@ def _walk(el: etree._Element, events: list[Event], lang: str | None, boxed: bool
         if text and (boxed or _CREDITS & classes):
             _block(events, "paragraph", text.replace("\n", " "), lang)
         elif text:
-            events.append(Event("heading", level=_HEADINGS[name], text=text, lang=lang))
+            level, linked = _HEADINGS[name], is_link_list(el)
+            events.append(Event("heading", level=level, text=text, lang=lang, linked=linked))
         return
     if name in _BLOCKS:
         if name != "pre" and is_link_list(el):

@@ -21,7 +21,7 @@ _CHROME_TYPES = {
     "toc", "doc-toc", "landmarks", "page-list", "doc-pagelist", "navigation", "contentinfo",
     "backlink", "doc-backlink", "pagebreak", "doc-pagebreak",
 }  # fmt: skip
-_CHROME_CLASSES = {
+CHROME_CLASSES = {
     "related", "navheader", "navfooter", "sphinxsidebar", "sphinxsidebarwrapper", "footer",
     "breadcrumb", "breadcrumbs", "navbar", "navigation", "toc", "rst-footer-buttons",
     "headerlink",
@@ -56,7 +56,7 @@ def is_chrome(el: etree._Element) -> bool:
         return True
     if _CHROME_TYPES.intersection(element_kinds(el)):
         return True
-    if _CHROME_CLASSES.intersection((el.get("class") or "").split()):
+    if CHROME_CLASSES.intersection((el.get("class") or "").split()):
         return True
     if name != "a" or not el.get("href"):
         return False

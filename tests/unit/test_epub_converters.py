@@ -1,0 +1,67 @@
+"""EPUBs as converters write them: calibre's (class names renamed after the first element of
+each style), pandoc's. Built in code; the probes behind them converted real books."""
+
+from __future__ import annotations
+
+from mirage_pipeline.parsing import parse_document
+from mirage_pipeline.parsing.model import ParsedDocument
+from tests.unit.test_epub_spine import _epub, _nav
+
+
+def _book(body: str, body_class: str = "", title: str = "История") -> ParsedDocument:
+    """A book of one page whose body is `body`, in the TOC as `title`."""
+    page = (
+        '<?xml version="1.0" encoding="utf-8"?>\n<html xmlns="http://www.w3.org/1999/xhtml">'
+        f'<head><title>{title}</title></head><body class="{body_class}">{body}</body></html>'
+    )
+    nav = _nav("ru", [("p.xhtml", title)])
+    data = _epub({"nav.xhtml": nav, "p.xhtml": page}, ["nav.xhtml", "p.xhtml"], language="ru")
+    return parse_document(data, "book.epub")
+
+
+def _texts(doc: ParsedDocument) -> list[str]:
+    return [b.text for _, s in doc.root.walk() for b in s.blocks]
+
+
+CALIBRE_PAGE = (
+    '<div class="toc"><p class="calibre3"><a href="p.xhtml#c1">1. Выпуски 0.x</a></p>'
+    '<p class="calibre3"><a href="p.xhtml#c2">2. Выпуски 1.x</a></p></div>'
+    '<div class="toc"><h2 class="calibre4" id="c1">1. Выпуски 0.x</h2>'
+    '<p class="toc">Разработка Debian была начата Яном Мёрдоком в 1993 году.</p></div>'
+    '<div class="toc"><h2 class="calibre4" id="c2">2. Выпуски 1.x</h2>'
+    '<p class="calibre5">Первый выпуск с номером 1.1 вышел в 1996 году.</p></div>'
+    "<p>Конец истории.</p>"
+)
+
+
+def test_calibre_class_names_do_not_make_chapters_navigation() -> None:
+    """calibre names each style after the first element that had it: a DocBook book opens
+    with its contents in <div class="toc">, and every later wrapper (and paragraph) of the same
+    style is class="toc" too. In its output (body class "calibre") the class no longer says
+    navigation; the contents, a block of links, still goes."""
+    texts = _texts(_book(CALIBRE_PAGE, "calibre"))
+    assert texts == [
+        "Разработка Debian была начата Яном Мёрдоком в 1993 году.",
+        "Первый выпуск с номером 1.1 вышел в 1996 году.",
+        "Конец истории.",
+    ]
+    # an author's own class="toc" is navigation, as before
+    assert _texts(_book(CALIBRE_PAGE)) == ["Конец истории."]
+
+
+def test_a_run_of_headings_that_are_only_links_is_a_table_of_contents() -> None:
+    """A contents page set as headings of links (calibre renamed their "toc" class "toc1",
+    "toc2") made a second, empty tree of the book; a section title linking back to the
+    contents, alone, stays a title (docutils)."""
+    body = (
+        '<h4 class="toc1"><a href="p.xhtml#a">1. About this manual</a></h4>'
+        '<h5 class="toc2"><a href="p.xhtml#b">1.1 For the impatient</a></h5>'
+        '<h5 class="toc2"><a href="p.xhtml#c">1.2 Terms</a></h5>'
+        "<p>This manual covers live-build 3.</p>"
+        '<h2 id="a"><a href="#top">Usage</a></h2><p>Run the build with lb build.</p>'
+    )
+    doc = _book(body, "calibre", title="Manual")
+    titles = [s.title for _, s in doc.root.walk()]
+    assert "Usage" in titles
+    assert not {"1. About this manual", "1.1 For the impatient", "1.2 Terms"} & set(titles)
+    assert _texts(doc) == ["This manual covers live-build 3.", "Run the build with lb build."]
