@@ -32,6 +32,14 @@ _END_ROMAN = re.compile(r"^([ivxlc]{1,9})(?:\s|$)|\s([ivxlc]{1,9})$")
 # an HTML page's navigation bar, printed wherever the page began: "[ Contents | Introduction |
 # Credits ]", "Prev | Up | Next" — short cells of words between bars
 _NAV_BAR = re.compile(r"^\[?\s*[^\W\d_][\w .'-]{0,30}(?:\s\|\s*[^\W\d_][\w .'-]{0,30})+\s*\]?$")
+# A line of prose ends a sentence or a clause, or runs to many words with a comma among them; a
+# running head is a title ("2.2. C++’S HISTORY", "Chapter 9: List of Commands in the Gri
+# Language", "When to change the headers and footers?").
+_CLAUSE_END = re.compile(r"[.,;:!][\"'»”’)\]]*$")
+_TITLE_START = re.compile(
+    r"^(?:\d+(?:\.\d+)+\.?|chapter|part|section|appendix|глава|часть|раздел|приложение)\s",
+    re.IGNORECASE,
+)
 
 
 def drop_running_lines(
@@ -147,7 +155,11 @@ class _Recurring:
 
     def running(self, line: Line, zone: str | None, page: PageLines) -> bool:
         """Whether `line` (in the edge row `zone` of `page`, or None) is furniture by what
-        recurs: its text or slot at the page's edge, its place, or a navigation bar."""
+        recurs: its text or slot at the page's edge, its place, or a navigation bar. A slot
+        alone does not make a line of prose furniture: a document without running heads
+        (pandoc's DOCX, printed by LibreOffice) sets each page's first line, and its last
+        footnote's, at one height, and they went (a 13-page chapter: 15 lines, 6 of its 8
+        footnotes)."""
         if not self.repeats:
             return False
         if zone and len(line.text) <= 160:
@@ -155,6 +167,7 @@ class _Recurring:
             if self.by_text[(zone, line.norm)] >= self.text_min or (
                 self.by_slot[slot] >= self.slot_min
                 and self.by_slot[slot] > 2 * self.body_slots[slot]
+                and not _reads_as_prose(line.text)
             ):
                 return True
         if _placed(line, page, self.outermost[page.number]):
@@ -163,6 +176,15 @@ class _Recurring:
                 or self.bars[line.norm] >= self.bar_min
             )
         return False
+
+
+def _reads_as_prose(text: str) -> bool:
+    """Whether a line reads as a line of prose, not a title (`_CLAUSE_END`)."""
+    text = text.strip()
+    words = text.split()
+    if len(words) < 4 or text.isupper() or _TITLE_START.match(text):
+        return False
+    return bool(_CLAUSE_END.search(text)) or (len(words) >= 9 and "," in text)
 
 
 def printed_labels(folios: dict[int, int], pages: int) -> list[str]:
