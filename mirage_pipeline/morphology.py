@@ -71,6 +71,11 @@ def known_word(word: str) -> bool:
     return _morph().word_is_known(word.lower())
 
 
+def is_numeral(word: str) -> bool:
+    """Whether a Cyrillic word's likeliest reading is a numeral ("двух", "пяти")."""
+    return _morph().parse(word.lower())[0].tag.POS == "NUMR"
+
+
 def has_lemma(word: str) -> bool:
     """Whether `word` (a word form or its stem) gets a lemma here: it holds Cyrillic letters."""
     return _CYRILLIC_WORD.search(word) is not None

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
-from mirage_pipeline.morphology import known_word
+from mirage_pipeline.morphology import is_numeral, known_word
 from mirage_pipeline.parsing.pdf_contents_pages import LEADER
 from mirage_pipeline.parsing.pdf_lines import Line
 
@@ -21,6 +21,9 @@ _REAL_HYPHEN = re.compile(
     r"(?:^|\W)(?:non|self|well|co|cross|half|semi|multi|re|pre|post|anti|кое|какой|что)-$",
     re.IGNORECASE,
 )
+# Russian particles written after a hyphen: "кто-нибудь", "чья-либо", "всё-таки", "дай-ка"
+# ("мес-" + "то" is a word broken before its last syllable: the dictionary knows "место").
+_PARTICLES = frozenset({"то", "либо", "нибудь", "таки", "ка"})
 # "во-" and "в-" stay with an ordinal ("во-первых", "в-третьих"); "во-/просов" is one word.
 _ORDINAL_AFTER_VO = re.compile(
     r"(?:перв|втор|четв[её]рт|пят|шест|седьм|восьм|девят|десят)ых|третьих", re.IGNORECASE
@@ -33,6 +36,8 @@ _BROKEN_TOKEN = re.compile(r"(\w+(?:-\w+)*)-$")  # the word a line-end hyphen en
 _LATIN = re.compile(r"[a-z]+")
 _COMPOUND_PART_MIN = 3  # letters in each half of a compound told by its halves
 _COMPOUND_MIN = 10  # letters in both: "program-specific", not "any-thing"
+_LANGUAGE_SAMPLE = 400  # Cyrillic words looked up to tell a Russian document
+_RUSSIAN_KNOWN = 0.7  # … the share of them the Russian dictionary knows in one
 # A URL or a path: what a line may end with when it breaks one.
 _URL = re.compile(r"^(?:[a-z][a-z0-9+.-]*://|www\.)\S*$", re.IGNORECASE)
 _SCHEME_END = re.compile(r"(?:^|[\s(<«\"'])(?:https?|ftp|file):$", re.IGNORECASE)
@@ -52,6 +57,7 @@ class Vocabulary:
         self._lines = lines  # the lines' texts, read once, on first use
         self._tokens: set[str] | None = None
         self._words: set[str] = set()
+        self._russian: bool | None = None
 
     def tokens(self) -> set[str]:
         """Its words and hyphenated compounds, casefolded."""
@@ -71,6 +77,16 @@ class Vocabulary:
             self._tokens = tokens
             self._words = {word for token in tokens for word in token.split("-")}
         return self._tokens
+
+    def russian(self) -> bool:
+        """Whether the document's Cyrillic words are Russian: the Russian dictionary knows
+        most of them (of a Bulgarian, Ukrainian or Mongolian book's, far fewer)."""
+        if self._russian is None:
+            cyrillic = sorted(w for w in self.words() if len(w) >= 4 and _CYRILLIC.fullmatch(w))
+            sample = cyrillic[:: max(1, len(cyrillic) // _LANGUAGE_SAMPLE)]
+            known = sum(1 for word in sample if known_word(word))
+            self._russian = bool(sample) and known >= _RUSSIAN_KNOWN * len(sample)
+        return self._russian
 
     def words(self) -> set[str]:
         """Its words, compounds split at their hyphens, casefolded."""
@@ -180,18 +196,38 @@ def _keeps_hyphen(text: str, part: str, vocabulary: Vocabulary, mono: bool) -> b
             return True  # "vcs-to-changelog", "case-" + "by-case"
         if _halves_are_words(folded_left, folded_right, vocabulary):
             return True  # "program-specific": both halves are words of the document
-    elif (
-        _CYRILLIC.fullmatch(folded_left)
-        and _CYRILLIC.fullmatch(folded_right)
-        and _halves_are_words(folded_left, folded_right, vocabulary)
-        and known_word(folded_left)
-        and known_word(folded_right)
-        and not known_word(folded_left + folded_right)
-    ):
-        # "функциями-обработчиками": the dictionary knows each half, not their join (not
-        # "вы-" + "полняется", too short; not Bulgarian "век-" + "торите")
-        return True
+    elif _CYRILLIC.fullmatch(folded_left) and _CYRILLIC.fullmatch(folded_right):
+        if vocabulary.russian():
+            return _russian_compound(folded_left, folded_right, vocabulary)
+        if (
+            _halves_are_words(folded_left, folded_right, vocabulary)
+            and known_word(folded_left)
+            and known_word(folded_right)
+            and not known_word(folded_left + folded_right)
+        ):
+            # the dictionary knows each half, not their join (not Bulgarian "век-" + "торите":
+            # the document does not write "торите")
+            return True
     return bool(_REAL_HYPHEN.search(tail))
+
+
+def _russian_compound(left: str, right: str, vocabulary: Vocabulary) -> bool:
+    """Whether a Russian word broken at a line-end hyphen is a compound: a word and a particle
+    ("чья-" + "нибудь"), or two words the dictionary knows, one of which the document writes
+    whole, whose join it does not know ("функциями-" + "обработчиками", "ярко-" + "белой");
+    not a word whose join it knows ("мес-" + "то"), a numeral's combining form ("двух-" +
+    "буквенный") or a syllable ("вы-" + "полняется")."""
+    if known_word(left + right) or (is_numeral(left) and not is_numeral(right)):
+        return False
+    if right in _PARTICLES:
+        return True
+    words = vocabulary.words()
+    return (
+        min(len(left), len(right)) >= _COMPOUND_PART_MIN
+        and (left in words or right in words)
+        and known_word(left)
+        and known_word(right)
+    )
 
 
 def _halves_are_words(left: str, right: str, vocabulary: Vocabulary) -> bool:
