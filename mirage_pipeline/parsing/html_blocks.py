@@ -3,14 +3,12 @@ each with the language its nearest element declares; navigation chrome left out.
 
 from __future__ import annotations
 
-import codecs
 import re
 from dataclasses import dataclass, field
 
-from lxml import etree, html
+from lxml import etree
 
 from mirage_pipeline.language import normalise_language
-from mirage_pipeline.parsing.cyrillic_8bit import TEXT_ENCODINGS, best_reading
 from mirage_pipeline.parsing.html_chrome import (
     CHROME_CLASSES,
     element_kinds,
@@ -18,8 +16,9 @@ from mirage_pipeline.parsing.html_chrome import (
     is_link_list,
     is_toc_nav,
 )
+from mirage_pipeline.parsing.html_parse import parse_markup
 from mirage_pipeline.parsing.model import Block
-from mirage_pipeline.parsing.xml_elements import element_text, local_name, numeric_entities
+from mirage_pipeline.parsing.xml_elements import element_text, local_name
 
 _SKIP = {"script", "style", "head", "title", "noscript", "svg", "math", "template", "img"}
 _BLOCKS = {
@@ -80,13 +79,14 @@ _CALIBRE_BODY = re.compile(r"calibre\d*")
 
 @dataclass
 class Event:
-    kind: str  # "anchor", "heading", "block" or "chrome" (navigation left out here)
+    kind: str  # "anchor", "heading", "block", "chrome" (navigation left out here) or "note"
     anchor: str = ""
     level: int = 0
     text: str = ""
     block: Block | None = None
     lang: str | None = None  # declared by the nearest element that says (xml:lang, lang)
     linked: bool = False  # a heading whose text is links into the book and nothing else
+    refs: tuple[str, ...] = ()  # a block's links' targets in the page ("fn1" of "#fn1")
 
 
 @dataclass
@@ -99,7 +99,7 @@ class XhtmlDocument:
 
 def read_xhtml(content: bytes) -> XhtmlDocument:
     """Anchors (element ids), headings h1–h6 and text blocks of one XHTML document."""
-    root = _parse(content)
+    root = parse_markup(content)
     if root is None:
         return XhtmlDocument()
     doc = XhtmlDocument(is_nav=b"<nav" in content and is_toc_nav(root))
@@ -113,6 +113,7 @@ def read_xhtml(content: bytes) -> XhtmlDocument:
         _drop_chrome_classes(body)
     _walk(body if body is not None else root, doc.events, _lang(root))
     _drop_linked_headings(doc.events)
+    _place_notes(doc.events)
     return doc
 
 
@@ -151,77 +152,6 @@ def _drop_chrome_classes(body: etree._Element) -> None:
             el.set("class", " ".join(c for c in classes.split() if c not in CHROME_CLASSES))
 
 
-def _parse(content: bytes) -> etree._Element | None:
-    """Well-formed XHTML as XML; anything else (unclosed tags, stray ones) as HTML. HTML's
-    named entities are character references first (numeric_entities)."""
-    content = numeric_entities(content)
-    # undeclared Cyrillic bytes: libxml2's XML parser, too, read them as Latin-1
-    guessed = _undeclared_cyrillic(content)
-    try:
-        return etree.fromstring(
-            content,
-            etree.XMLParser(
-                resolve_entities=False, no_network=True, huge_tree=False, encoding=guessed
-            ),
-        )
-    except etree.XMLSyntaxError:
-        pass
-    try:
-        encoding = guessed or _html_encoding(content)
-        return html.fromstring(content, parser=html.HTMLParser(encoding=encoding))
-    except (etree.ParserError, ValueError):
-        return None
-
-
-# the encoding a document states: its XML declaration's, a <meta> charset
-_XML_ENCODING = re.compile(rb"""<\?xml[^>]*\bencoding\s*=\s*["']([\w.:-]+)["']""", re.IGNORECASE)
-_META_CHARSET = re.compile(rb"<meta\b[^>]*\bcharset\s*=", re.IGNORECASE)
-
-
-def _html_encoding(content: bytes) -> str | None:
-    """The encoding to read a page the XML parser refused in: libxml2's HTML parser reads a
-    <meta> charset but not an XML declaration's encoding, and takes undeclared bytes as
-    Latin-1 ("Ð\x9fÑ\x80Ð¸" for "При": a Markdown <details> block). The declaration's
-    encoding; UTF-8 (XML's, and EPUB's, default) for undeclared bytes that read as UTF-8;
-    else None, libxml2's own reading."""
-    head = content[:4096]
-    declared = _XML_ENCODING.match(head.lstrip(b"\xef\xbb\xbf \t\r\n"))
-    if declared:
-        name = declared[1].decode("ascii")
-        try:
-            return codecs.lookup(name).name
-        except LookupError:
-            return None
-    if _META_CHARSET.search(head):
-        return None
-    try:
-        content.decode("utf-8")
-    except UnicodeDecodeError:
-        return None  # Cyrillic in Windows-1251 or KOI8 was told by _undeclared_cyrillic
-    return "utf-8"
-
-
-_CODECS = {"cp1251": "windows-1251", "KOI8": "koi8-u"}
-_MARKUP = re.compile(r"<[^<>]*>|&#?\w+;")
-
-
-def _undeclared_cyrillic(content: bytes) -> str | None:
-    """The encoding of a page that declares none and is no UTF-8: an old Russian page in
-    Windows-1251 or KOI8, by which reads as the likelier Cyrillic words (cyrillic_8bit.py) —
-    read as Latin-1, its heading no longer matched the contents' ("Óñòàíîâêà" for
-    "Установка": the chapter twice) —; else None."""
-    head = content[:4096]
-    if _XML_ENCODING.match(head.lstrip(b"\xef\xbb\xbf \t\r\n")) or _META_CHARSET.search(head):
-        return None
-    try:
-        content.decode("utf-8")
-        return None
-    except UnicodeDecodeError:
-        pass
-    text = _MARKUP.sub(" ", content[:20000].decode("latin-1"))  # the text's words, not the tags'
-    return _CODECS.get(best_reading(text, TEXT_ENCODINGS))
-
-
 def _lang(el: etree._Element) -> str | None:
     code = el.get(_XML_LANG) or el.get("lang") or el.get("xml:lang")
     return normalise_language(code) if code else None
@@ -242,6 +172,9 @@ def _walk(el: etree._Element, events: list[Event], lang: str | None, boxed: bool
         events.append(Event("chrome"))
         return
     lang = _lang(el) or lang
+    if _is_note(el):
+        _note(events, el, lang)
+        return
     # a heading's or a block's anchors inside it too, before it: DocBook's
     # `<h2 class="title"><a id="opt-latex"/>2.1 Options</h2>`
     inside = name in _HEADINGS or name in _BLOCKS
@@ -260,6 +193,13 @@ def _walk(el: etree._Element, events: list[Event], lang: str | None, boxed: bool
             events.append(Event("heading", level=level, text=text, lang=lang, linked=linked))
         return
     if name in _BLOCKS:
+        if name in ("ol", "ul") and any(_is_note(li) for li in el):
+            # pandoc's notes: <ol><li id="fn1" epub:type="footnote">, numbered by the list
+            number = int(el.get("start") or 1) if name == "ol" and _digits(el.get("start")) else 1
+            for li in (li for li in el if local_name(li) == "li"):
+                _note(events, li, _lang(li) or lang, number if name == "ol" else None)
+                number += 1
+            return
         if name != "pre" and is_link_list(el):
             events.append(Event("chrome"))
             return
@@ -267,18 +207,20 @@ def _walk(el: etree._Element, events: list[Event], lang: str | None, boxed: bool
         if name in ("ul", "ol"):
             text = "\n".join(f"- {_text(li)}" for li in el if local_name(li) == "li" and _text(li))
         if text:
-            _block(events, _BLOCKS[name], text, lang)
+            _block(events, _BLOCKS[name], text, lang, _refs(el))
         return
     # A container's own text, with the inline elements and text between its blocks (a <div>
     # without <p>: Sphinx's "<div><code>new-preinst</code> install <em>old</em></div>"), makes
     # paragraphs; its blocks are walked.
     run: list[str] = [el.text or ""]
     later: list[str] = []  # anchors met inside a sentence: after its paragraph
+    refs: list[str] = []  # the targets of the run's links
 
     def done() -> None:
-        _paragraph(events, run, lang)
+        _paragraph(events, run, lang, tuple(refs))
         events.extend(Event("anchor", anchor=anchor) for anchor in later)
         later.clear()
+        refs.clear()
 
     for child in el:
         if not isinstance(child.tag, str) or local_name(child) in _SKIP:
@@ -301,6 +243,7 @@ def _walk(el: etree._Element, events: list[Event], lang: str | None, boxed: bool
             else:  # inside a sentence (calibre's "filepos1234", a page's "page_5")
                 later += anchors
             run.append(_text(child).replace("\n", " "))
+            refs.extend(_refs(child))
         run.append(child.tail or "")
     done()
 
@@ -308,9 +251,11 @@ def _walk(el: etree._Element, events: list[Event], lang: str | None, boxed: bool
 _SENTENCE_ENDS = (".", "!", "?", "…", ":", ";", "»", '"', "”", ")")
 
 
-def _paragraph(events: list[Event], run: list[str], lang: str | None) -> None:
+def _paragraph(
+    events: list[Event], run: list[str], lang: str | None, refs: tuple[str, ...] = ()
+) -> None:
     """The text gathered in `run` as a paragraph (when it holds any); `run` starts over."""
-    _block(events, "paragraph", " ".join("".join(run).split()), lang)
+    _block(events, "paragraph", " ".join("".join(run).split()), lang, refs)
     run.clear()
 
 
@@ -338,13 +283,76 @@ def _anchor_of(el: etree._Element) -> str | None:
     return el.get("id") or (el.get("name") if local_name(el) == "a" else None)
 
 
-def _block(events: list[Event], kind: str, text: str, lang: str | None) -> None:
+def _block(
+    events: list[Event], kind: str, text: str, lang: str | None, refs: tuple[str, ...] = ()
+) -> None:
     if not text:
         return
     if kind == "paragraph" and _WORDLESS.match(text):
         events.append(Event("chrome"))  # "|" or "»" left between navigation links
         return
-    events.append(Event("block", block=Block(kind=kind, text=text), lang=lang))
+    events.append(Event("block", block=Block(kind=kind, text=text), lang=lang, refs=refs))
+
+
+# What an element says it is when it is a footnote (EPUB 3, ARIA). Endnotes ("rearnote",
+# "endnote": The Waste Land's "Notes on the Waste Land") are a section the author set apart,
+# and stay there.
+_NOTE_KINDS = {"footnote", "doc-footnote"}
+
+
+def _is_note(el: etree._Element) -> bool:
+    return bool(_NOTE_KINDS.intersection(element_kinds(el)))
+
+
+def _digits(text: str | None) -> bool:
+    return bool(text) and text.isdigit()
+
+
+def _note(
+    events: list[Event], el: etree._Element, lang: str | None, number: int | None = None
+) -> None:
+    """A footnote as a "note" event: its text behind its number when a list gave it one ("¹
+    Допустим, …"), keyed by its id."""
+    text = _text(el)
+    if not text:
+        return
+    if number is not None and not text[:1].isdigit() and text[:1] not in _RAISED:
+        text = f"{str(number).translate(SUPERSCRIPT)} {text}"
+    ident = next((a for n in el.iter() if isinstance(n.tag, str) and (a := n.get("id"))), "")
+    events.append(Event("note", anchor=ident, block=Block("paragraph", text), lang=lang))
+
+
+def _refs(el: etree._Element) -> tuple[str, ...]:
+    """The fragments the links in `el` point to ("fn1" of "#fn1" or "ch01.xhtml#fn1")."""
+    return tuple(
+        href.split("#", 1)[1]
+        for node in el.iter()
+        if isinstance(node.tag, str)
+        and local_name(node) == "a"
+        and "#" in (href := node.get("href") or "")
+    )
+
+
+def _place_notes(events: list[Event]) -> None:
+    """Each footnote moved after the first block of the page that links to it, and made a
+    block, in place: pandoc's notes stood at the chapter's end as a list, filed under its last
+    section. A note nothing on its page links to stays where it is."""
+    notes = {e.anchor: i for i, e in enumerate(events) if e.kind == "note" and e.anchor}
+    after: dict[int, list[int]] = {}
+    moved: set[int] = set()
+    for i, event in enumerate(events):
+        for ref in event.refs if event.kind == "block" else ():
+            j = notes.get(ref)
+            if j is not None and j not in moved:
+                moved.add(j)
+                after.setdefault(i, []).append(j)
+    placed: list[Event] = []
+    for i, event in enumerate(events):
+        if i not in moved:
+            placed += [event, *(events[j] for j in after.get(i, ()))]
+    events[:] = [
+        Event("block", block=e.block, lang=e.lang) if e.kind == "note" else e for e in placed
+    ]
 
 
 def _text(el: etree._Element, keep_lines: bool = False) -> str:
@@ -385,6 +393,7 @@ def _collect(node: etree._Element, parts: list[str], keep_lines: bool = False) -
 
 
 SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
+_RAISED = "⁰¹²³⁴⁵⁶⁷⁸⁹"
 _NOTE_CLASSES = ("footnote-reference", "footnote-ref", "noteref", "footnoteref")
 _EPUB_TYPE = "{http://www.idpf.org/2007/ops}type"
 

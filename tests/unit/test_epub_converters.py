@@ -65,3 +65,41 @@ def test_a_run_of_headings_that_are_only_links_is_a_table_of_contents() -> None:
     assert "Usage" in titles
     assert not {"1. About this manual", "1.1 For the impatient", "1.2 Terms"} & set(titles)
     assert _texts(doc) == ["This manual covers live-build 3.", "Run the build with lb build."]
+
+
+def test_pandocs_notes_follow_the_paragraph_that_cites_them() -> None:
+    """pandoc's EPUB sets a chapter's notes after its last section as a list (<ol><li
+    epub:type="footnote">): they were read as a list filed under the last section. Each now
+    follows the paragraph that cites it, behind its number; an EPUB 3 <aside> note too; a
+    note nothing cites stays where it is."""
+    body = (
+        '<section><h1>Асинхронность</h1><p>Он берёт задачу<a href="#fn1" class="footnote-ref"'
+        ' epub:type="noteref">1</a> и продолжает работу.</p>'
+        "<section><h2>Бургеры</h2><p>Вы ждёте заказ<a href='#fn2' epub:type='noteref'>2</a>"
+        ' и кассир<a href="#n3" epub:type="noteref">3</a> зовёт вас.</p>'
+        '<aside epub:type="footnote" id="n3"><p>3 Или робот.</p></aside></section></section>'
+        '<section epub:type="footnotes"><hr/><ol>'
+        '<li id="fn1" epub:type="footnote"><p>Допустим, медленный файл.'
+        '<a href="#fnref1" role="doc-backlink">↩︎</a></p></li>'
+        '<li id="fn2" epub:type="footnote"><p>По сравнению с процессором.</p></li>'
+        '<li id="fn9" epub:type="footnote"><p>Никем не цитируемая.</p></li></ol></section>'
+    )
+    page = (
+        '<?xml version="1.0" encoding="utf-8"?>\n<html xmlns="http://www.w3.org/1999/xhtml"'
+        ' xmlns:epub="http://www.idpf.org/2007/ops"><head><title>Ч</title></head>'
+        f"<body>{body}</body></html>"
+    )
+    nav = _nav("ru", [("p.xhtml", "Асинхронность")])
+    data = _epub({"nav.xhtml": nav, "p.xhtml": page}, ["nav.xhtml", "p.xhtml"], language="ru")
+    doc = parse_document(data, "book.epub")
+    sections = {s.title: [b.text for b in s.blocks] for _, s in doc.root.walk()}
+    assert sections["Асинхронность"] == [
+        "Он берёт задачу¹ и продолжает работу.",
+        "¹ Допустим, медленный файл.",
+    ]
+    assert sections["Бургеры"] == [
+        "Вы ждёте заказ² и кассир³ зовёт вас.",
+        "² По сравнению с процессором.",
+        "3 Или робот.",
+        "³ Никем не цитируемая.",
+    ]
