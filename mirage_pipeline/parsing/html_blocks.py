@@ -16,6 +16,14 @@ from mirage_pipeline.parsing.html_chrome import (
     is_link_list,
     is_toc_nav,
 )
+from mirage_pipeline.parsing.html_notes import (
+    RAISED,
+    SUPERSCRIPT,
+    is_note,
+    note_reference,
+    note_targets,
+    place_notes,
+)
 from mirage_pipeline.parsing.html_parse import parse_markup
 from mirage_pipeline.parsing.model import Block
 from mirage_pipeline.parsing.xml_elements import element_text, local_name
@@ -113,7 +121,7 @@ def read_xhtml(content: bytes) -> XhtmlDocument:
         _drop_chrome_classes(body)
     _walk(body if body is not None else root, doc.events, _lang(root))
     _drop_linked_headings(doc.events)
-    _place_notes(doc.events)
+    place_notes(doc.events)
     return doc
 
 
@@ -172,7 +180,7 @@ def _walk(el: etree._Element, events: list[Event], lang: str | None, boxed: bool
         events.append(Event("chrome"))
         return
     lang = _lang(el) or lang
-    if _is_note(el):
+    if is_note(el):
         _note(events, el, lang)
         return
     # a heading's or a block's anchors inside it too, before it: DocBook's
@@ -193,7 +201,7 @@ def _walk(el: etree._Element, events: list[Event], lang: str | None, boxed: bool
             events.append(Event("heading", level=level, text=text, lang=lang, linked=linked))
         return
     if name in _BLOCKS:
-        if name in ("ol", "ul") and any(_is_note(li) for li in el):
+        if name in ("ol", "ul") and any(is_note(li) for li in el):
             # pandoc's notes: <ol><li id="fn1" epub:type="footnote">, numbered by the list
             number = int(el.get("start") or 1) if name == "ol" and _digits(el.get("start")) else 1
             for li in (li for li in el if local_name(li) == "li"):
@@ -207,7 +215,7 @@ def _walk(el: etree._Element, events: list[Event], lang: str | None, boxed: bool
         if name in ("ul", "ol"):
             text = "\n".join(f"- {_text(li)}" for li in el if local_name(li) == "li" and _text(li))
         if text:
-            _block(events, _BLOCKS[name], text, lang, _refs(el))
+            _block(events, _BLOCKS[name], text, lang, note_targets(el))
         return
     # A container's own text, with the inline elements and text between its blocks (a <div>
     # without <p>: Sphinx's "<div><code>new-preinst</code> install <em>old</em></div>"), makes
@@ -243,7 +251,7 @@ def _walk(el: etree._Element, events: list[Event], lang: str | None, boxed: bool
             else:  # inside a sentence (calibre's "filepos1234", a page's "page_5")
                 later += anchors
             run.append(_text(child).replace("\n", " "))
-            refs.extend(_refs(child))
+            refs.extend(note_targets(child))
         run.append(child.tail or "")
     done()
 
@@ -294,16 +302,6 @@ def _block(
     events.append(Event("block", block=Block(kind=kind, text=text), lang=lang, refs=refs))
 
 
-# What an element says it is when it is a footnote (EPUB 3, ARIA). Endnotes ("rearnote",
-# "endnote": The Waste Land's "Notes on the Waste Land") are a section the author set apart,
-# and stay there.
-_NOTE_KINDS = {"footnote", "doc-footnote"}
-
-
-def _is_note(el: etree._Element) -> bool:
-    return bool(_NOTE_KINDS.intersection(element_kinds(el)))
-
-
 def _digits(text: str | None) -> bool:
     return bool(text) and text.isdigit()
 
@@ -316,43 +314,10 @@ def _note(
     text = _text(el)
     if not text:
         return
-    if number is not None and not text[:1].isdigit() and text[:1] not in _RAISED:
+    if number is not None and not text[:1].isdigit() and text[:1] not in RAISED:
         text = f"{str(number).translate(SUPERSCRIPT)} {text}"
     ident = next((a for n in el.iter() if isinstance(n.tag, str) and (a := n.get("id"))), "")
     events.append(Event("note", anchor=ident, block=Block("paragraph", text), lang=lang))
-
-
-def _refs(el: etree._Element) -> tuple[str, ...]:
-    """The fragments the links in `el` point to ("fn1" of "#fn1" or "ch01.xhtml#fn1")."""
-    return tuple(
-        href.split("#", 1)[1]
-        for node in el.iter()
-        if isinstance(node.tag, str)
-        and local_name(node) == "a"
-        and "#" in (href := node.get("href") or "")
-    )
-
-
-def _place_notes(events: list[Event]) -> None:
-    """Each footnote moved after the first block of the page that links to it, and made a
-    block, in place: pandoc's notes stood at the chapter's end as a list, filed under its last
-    section. A note nothing on its page links to stays where it is."""
-    notes = {e.anchor: i for i, e in enumerate(events) if e.kind == "note" and e.anchor}
-    after: dict[int, list[int]] = {}
-    moved: set[int] = set()
-    for i, event in enumerate(events):
-        for ref in event.refs if event.kind == "block" else ():
-            j = notes.get(ref)
-            if j is not None and j not in moved:
-                moved.add(j)
-                after.setdefault(i, []).append(j)
-    placed: list[Event] = []
-    for i, event in enumerate(events):
-        if i not in moved:
-            placed += [event, *(events[j] for j in after.get(i, ()))]
-    events[:] = [
-        Event("block", block=e.block, lang=e.lang) if e.kind == "note" else e for e in placed
-    ]
 
 
 def _text(el: etree._Element, keep_lines: bool = False) -> str:
@@ -374,7 +339,7 @@ def _collect(node: etree._Element, parts: list[str], keep_lines: bool = False) -
     if node.text:
         parts.append(node.text if keep_lines else node.text.replace("\n", " "))
     for child in node:
-        reference = _note_reference(child) if isinstance(child.tag, str) else ""
+        reference = note_reference(child) if isinstance(child.tag, str) else ""
         mark = "".join(child.itertext()).strip().strip("[]") if reference else ""
         if mark.isdigit():  # "conversant.¹", as a PDF's raised mark reads
             while parts and parts[-1].endswith(" "):
@@ -390,35 +355,6 @@ def _collect(node: etree._Element, parts: list[str], keep_lines: bool = False) -
             parts.append(child.tail if keep_lines else child.tail.replace("\n", " "))
     if name in _LINES:
         parts.append("\n")
-
-
-SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
-_RAISED = "⁰¹²³⁴⁵⁶⁷⁸⁹"
-_NOTE_CLASSES = ("footnote-reference", "footnote-ref", "noteref", "footnoteref")
-_EPUB_TYPE = "{http://www.idpf.org/2007/ops}type"
-
-
-def _note_reference(el: etree._Element) -> str:
-    """A link to a footnote: "marked" (Sphinx's and docutils' `footnote-reference`, pandoc's
-    `footnote-ref`, EPUB 3's `epub:type="noteref"`), "raised" (unmarked, as most converters
-    write them: a raised link to a place in the book), else "". Its number stood in the text
-    as a word ("must be conversant. 1 If one person"); a raised link that is no number
-    ("<a href="#fig2">Figure <sup>2</sup></a>") is text."""
-    name = local_name(el)
-    if name not in ("a", "sup"):
-        return ""
-    classes = (el.get("class") or "").split()
-    if any(c in _NOTE_CLASSES for c in classes) or el.get(_EPUB_TYPE) == "noteref":
-        return "marked"
-    # "Слово<a href="#n5"><sup>5</sup></a>", "<sup><a href="notes.xhtml#n2">2</a></sup>"
-    inner = "sup" if name == "a" else "a"
-    link = el if name == "a" else next((n for n in el.iter() if local_name(n) == "a"), None)
-    raised = (
-        link is not None
-        and "#" in (link.get("href") or "")
-        and any(local_name(n) == inner for n in el.iter())
-    )
-    return "raised" if raised else ""
 
 
 def _table_text(el: etree._Element) -> str:

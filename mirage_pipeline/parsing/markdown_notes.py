@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from mirage_pipeline.parsing.html_blocks import SUPERSCRIPT
+from mirage_pipeline.parsing.html_notes import SUPERSCRIPT
 from mirage_pipeline.parsing.model import Block, Section
 
 _DEFINITION = re.compile(r"^\[\^([\w.-]+)\]:[ \t]*")
