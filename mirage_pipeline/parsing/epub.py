@@ -29,6 +29,8 @@ from mirage_pipeline.parsing.model import ParsedDocument, ParseError
 
 _SLUG = re.compile(r"^[a-z0-9]+(?:[-_][a-z0-9]+)+$")
 _TITLE_MAX = 120
+# What converters write where a book names no author (calibre: "Unknown", "Неизвестный").
+_NO_AUTHOR = {"unknown", "неизвестный", "неизвестен", "автор неизвестен"}
 _EDGE = 3  # blocks at either end of a document where a running header or footer may stand
 _SAMPLE = 4000  # characters of a document's text its language is read from
 
@@ -51,8 +53,9 @@ def parse_epub(data: bytes, name: str) -> ParsedDocument:
     if not any(s.blocks for _, s in root.walk()):
         raise ParseError("no text to index: the EPUB's documents hold no text")
     metadata: dict[str, object] = {}
-    if book.authors:
-        metadata["authors"] = book.authors
+    authors = [a for a in book.authors if a.casefold() not in _NO_AUTHOR]
+    if authors:
+        metadata["authors"] = authors
     if book.language:
         metadata["language"] = book.language
     return ParsedDocument(
@@ -66,9 +69,17 @@ def parse_epub(data: bytes, name: str) -> ParsedDocument:
 
 def _title(declared: str, documents: list[SpineDocument]) -> str:
     """The book's `dc:title`, unless it is a slug ("developers-reference": Sphinx's project
-    name) and the first spine document's <title> is a title ("Debian Developer's Reference")."""
+    name) and the first spine document with text has a <title> that is a title ("Debian
+    Developer's Reference"; not calibre's cover page before it, "Cover", an image)."""
     if declared and _SLUG.match(declared):
-        pages = (d for d in documents if d.linear and d.doc.title and not d.doc.is_nav)
+        pages = (
+            d
+            for d in documents
+            if d.linear
+            and d.doc.title
+            and not d.doc.is_nav
+            and any(e.kind == "block" for e in d.doc.events)
+        )
         first = next((d.doc.title.strip() for d in pages), "")
         if " " in first and len(first) <= _TITLE_MAX:
             return first

@@ -103,3 +103,29 @@ def test_pandocs_notes_follow_the_paragraph_that_cites_them() -> None:
         "3 Или робот.",
         "³ Никем не цитируемая.",
     ]
+
+
+def test_calibres_cover_page_and_unknown_author_are_no_metadata() -> None:
+    """calibre puts its cover page (<title>Cover</title>, an image) first in the spine, and
+    writes "Unknown" where the book names no author: a slug's title gave way to "Cover", and
+    "Unknown" was an author."""
+    cover = (
+        '<?xml version="1.0" encoding="utf-8"?>\n<html xmlns="http://www.w3.org/1999/xhtml">'
+        '<head><title>Cover</title></head><body><img src="cover.jpg" alt=""/></body></html>'
+    )
+    page = (
+        '<?xml version="1.0" encoding="utf-8"?>\n<html xmlns="http://www.w3.org/1999/xhtml">'
+        "<head><title>Debian Developer's Reference</title></head><body class='calibre'>"
+        "<h1>1. Scope</h1><p>This reference describes the procedures of the project.</p>"
+        "</body></html>"
+    )
+    nav = _nav("en", [("p.xhtml", "1. Scope")])
+    data = _epub(
+        {"nav.xhtml": nav, "titlepage.xhtml": cover, "p.xhtml": page},
+        ["titlepage.xhtml", "nav.xhtml", "p.xhtml"],
+        title="developers-reference",
+        creator="Unknown",
+    )
+    doc = parse_document(data, "devref.epub")
+    assert doc.title == "Debian Developer's Reference"
+    assert "authors" not in doc.metadata

@@ -71,6 +71,7 @@ def _epub(
     language: str = "en",
     broken: bool = False,
     title: str = "Packaging Guide",
+    creator: str = "The Packaging Team",
 ) -> bytes:
     """An EPUB 3 of `files` (paths under OEBPS/); `nav.xhtml` is the package's nav; spine
     items ending in '?' are linear="no". `broken` names a missing file in the manifest, which
@@ -94,7 +95,7 @@ def _epub(
 <package xmlns="http://www.idpf.org/2007/opf" version="3.0" unique-identifier="id">
   <metadata xmlns:dc="http://purl.org/dc/elements/1.1/">
     <dc:identifier id="id">test-book</dc:identifier><dc:title>{title}</dc:title>
-    <dc:language>{language}</dc:language><dc:creator>The Packaging Team</dc:creator>
+    <dc:language>{language}</dc:language><dc:creator>{creator}</dc:creator>
     <meta property="dcterms:modified">2024-01-01T00:00:00Z</meta>
   </metadata>
   <manifest>{"".join(manifest)}</manifest>
