@@ -40,11 +40,17 @@ def build_tree(documents: list[SpineDocument], toc: list[tuple[int, str, str]]) 
     for n, d in enumerate(documents):
         where.setdefault(d.path, (n, 0))
         position = 0
+        content_end = _content_end(d.doc.events)
         for event in d.doc.events:
-            if event.kind == "anchor":
-                where.setdefault(f"{d.path}#{event.anchor}", (n, position))
-            else:
+            if event.kind != "anchor":
                 position += 1
+            elif position >= content_end and n + 1 < len(documents):
+                # nothing after it in its file: calibre split a file where a section began,
+                # and each part repeats the section's <section id=…>; the entry points to the
+                # empty copy closing the part before, its text begins the next file
+                where.setdefault(f"{d.path}#{event.anchor}", (n + 1, 0))
+            else:
+                where.setdefault(f"{d.path}#{event.anchor}", (n, position))
     # Each TOC entry at the place its href points to; entries without one (group headings)
     # start where the next located entry starts.
     placed: dict[int, list[tuple[int, int, str]]] = {}  # document → [(event, level, title)]
@@ -68,6 +74,17 @@ def build_tree(documents: list[SpineDocument], toc: list[tuple[int, str, str]]) 
         if any(e.kind in ("block", "heading") for e in d.doc.events):
             before = d
     return builder.finish()
+
+
+def _content_end(events: list[Event]) -> int:
+    """The position (anchors not counted) after a document's last heading or block."""
+    position = end = 0
+    for event in events:
+        if event.kind != "anchor":
+            position += 1
+            if event.kind in ("heading", "block"):
+                end = position
+    return end
 
 
 def _resolve(

@@ -129,3 +129,43 @@ def test_calibres_cover_page_and_unknown_author_are_no_metadata() -> None:
     doc = parse_document(data, "devref.epub")
     assert doc.title == "Debian Developer's Reference"
     assert "authors" not in doc.metadata
+
+
+def _page(body: str) -> str:
+    return (
+        '<?xml version="1.0" encoding="utf-8"?>\n<html xmlns="http://www.w3.org/1999/xhtml">'
+        f"<head><title>Page</title></head><body class='calibre'>{body}</body></html>"
+    )
+
+
+def test_an_entry_pointing_to_the_end_of_a_split_file_starts_the_next_one() -> None:
+    """calibre splits a long file where a section begins; each part repeats the section's
+    <section id=…>, and the TOC points to the empty copy closing the first part. The entry
+    landed after all the text, and the next part, whose heading no entry names, went to the
+    end of the book ("INTRODUCTORY", seven paragraphs of a children's anthology)."""
+    files = {
+        "nav.xhtml": _nav(
+            "en",
+            [
+                ("a.xhtml", "Part One"),
+                ("a.xhtml#intro", ">Introductory"),
+                ("c.xhtml", ">The Real Princess"),
+            ],
+        ),
+        "a.xhtml": _page(
+            "<h1>Part One</h1><p>Stories for the young reader.</p><section id='intro'></section>"
+        ),
+        "b.xhtml": _page(
+            "<section id='intro'><h2>INTRODUCTORY</h2><p>These stories were gathered over many "
+            "years.</p></section>"
+        ),
+        "c.xhtml": _page("<h2>The Real Princess</h2><p>There was once a prince.</p>"),
+    }
+    data = _epub(files, ["nav.xhtml", "a.xhtml", "b.xhtml", "c.xhtml"])
+    doc = parse_document(data, "anthology.epub")
+    order = [(s.title, [b.text for b in s.blocks]) for _, s in doc.root.walk()][1:]
+    assert order == [
+        ("Part One", ["Stories for the young reader."]),
+        ("Introductory", ["These stories were gathered over many years."]),
+        ("The Real Princess", ["There was once a prince."]),
+    ]
