@@ -22,7 +22,7 @@ from mirage_pipeline.parsing.pdf_contents_pages import CONTENTS_TITLE, drop_prin
 from mirage_pipeline.parsing.pdf_headings import Heading, detect_headings
 from mirage_pipeline.parsing.pdf_lines import Line, PageLines, body_font_size, extract_lines
 from mirage_pipeline.parsing.pdf_notes import find_footnotes
-from mirage_pipeline.parsing.pdf_outline import locate_outline, ordered_outline
+from mirage_pipeline.parsing.pdf_outline import locate_outline, numbered_below, ordered_outline
 from mirage_pipeline.parsing.pdf_running import drop_running_lines, printed_labels
 from mirage_pipeline.parsing.pdf_tables import find_tables
 from mirage_pipeline.parsing.pdf_tree import NOTE_MARKS, build_tree
@@ -112,6 +112,7 @@ def _parse(doc: pymupdf.Document, name: str) -> ParsedDocument:
     if toc:
         headings = locate_outline(toc, lines, page_starts)
         headings = _front_headings(lines, headings, body, cells) + headings
+        headings = numbered_below(headings, lines, cells)
         source = "outline"
     else:
         headings = detect_headings(lines, body, cells)

@@ -147,3 +147,77 @@ def _find_title(title: str, lines: list[Line], start: int, page: int) -> tuple[i
                 return i, k
         i += 1
     return None
+
+
+# A section's number opening a title: "5.8.5.1. Debian Security Tracker", "3.2 Options", or
+# alone in a piece of its own ("5.14.2.1." | "Устаревание")
+_SECTION_NUMBER = re.compile(r"^(\d{1,3}(?:\.\d{1,3})*)\.?(?:\s|$)")
+_TITLE_MAX = 160
+_LINE_STEP = 1.6  # font sizes between the tops of two lines of one title
+
+
+def numbered_below(
+    headings: list[Heading], lines: list[Line], cells: frozenset[int] = frozenset()
+) -> list[Heading]:
+    """The outline's headings with the numbered headings below its depth added: bold lines
+    whose number extends the number of the section they stand in ("5.8.5.1. Debian Security
+    Tracker" in "5.8.5. Команда безопасности") are a section one level deeper. LaTeX's
+    bookmarks stop at a depth (pandoc's `\\paragraph` headings are in no outline), and such a
+    title, run into its paragraph, was read as its first words. `cells`: table cells."""
+    if not headings:
+        return headings
+    taken = {i for h in headings for i in h.lines}
+    numbers = {found[1] for h in headings if (found := _SECTION_NUMBER.match(h.title.strip()))}
+    starts = sorted(headings, key=lambda h: h.start)
+    added: list[Heading] = []
+    stack: list[tuple[str, int]] = []  # (number, level) of the sections open at a line
+    k = 0
+    for i, line in enumerate(lines):
+        while k < len(starts) and starts[k].start <= i:
+            _open(stack, starts[k].title, starts[k].level)
+            k += 1
+        if i in taken or id(line) in cells or not line.bold or line.mono:
+            continue
+        found = _SECTION_NUMBER.match(line.text.strip())
+        if not found or found[1] in numbers:  # an outline entry placed off its line
+            continue
+        parent = next((s for s in reversed(stack) if found[1].startswith(s[0] + ".")), None)
+        if parent is None or found[1].count(".") != parent[0].count(".") + 1:
+            continue
+        own = _title_lines(lines, i)
+        text = " ".join(lines[j].text.strip() for j in own)
+        if len(text) > _TITLE_MAX or text.endswith((".", ",", ";", ":")) or text == found[0]:
+            continue
+        heading = Heading(i, parent[1] + 1, text, line.page, own, line.size)
+        added.append(heading)
+        taken.update(own)
+        numbers.add(found[1])
+        _open(stack, text, heading.level)
+    return sorted([*headings, *added], key=lambda h: h.start) if added else headings
+
+
+def _title_lines(lines: list[Line], first: int) -> tuple[int, ...]:
+    """The lines of a title opening at `first`: it and the bold lines after it in its block,
+    on its row or the next ones (a title wrapped, or its words in pieces: "5.14.2.1." |
+    "Устаревание", "5.10.3.3." | "wanna-build" in a monospaced font)."""
+    own = [first]
+    for j in range(first + 1, len(lines)):
+        line, above = lines[j], lines[own[-1]]
+        if (
+            not line.bold
+            or line.block != above.block
+            or not 0 <= line.y0 - above.y0 <= _LINE_STEP * above.size
+        ):
+            break
+        own.append(j)
+    return tuple(own)
+
+
+def _open(stack: list[tuple[str, int]], title: str, level: int) -> None:
+    """A section of `level` opened: the deeper and equal ones close; its number, if any, on
+    the stack."""
+    while stack and stack[-1][1] >= level:
+        stack.pop()
+    found = _SECTION_NUMBER.match(title.strip())
+    if found:
+        stack.append((found[1], level))

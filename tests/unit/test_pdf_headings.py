@@ -388,3 +388,37 @@ def test_a_heading_wrapped_after_a_preposition_or_before_a_quote_is_one_heading(
         "4 Set up",
         "4.1 Install",
     ]
+
+
+def test_numbered_headings_below_the_outlines_depth_are_sections() -> None:
+    """LaTeX's bookmarks stop at a depth: pandoc's `\\paragraph` titles ("5.8.5.1. Debian
+    Security Tracker"), bold in the body's size and run into their paragraph, are in no
+    outline, and were read as the paragraph's first words. A bold line whose number extends
+    its section's is a section one level deeper, its title wrapped onto a second bold line
+    included; a bold number that extends no section's, or an outline entry's own, is not."""
+    pages = [
+        [
+            ("1 Packages", 16, True, 0),
+            *_body(2, 8),
+            ("1.1 Uploads", 13, True, 12),
+            *_body(2, 8),
+            ("1.1.1 Security uploads", 10, True, 12),
+            *_body(2, 2),
+            ("1.1.2 Uploads that go", 10, True, 12),
+            ("through the queue", 10, True, 2),
+            *_body(2, 2),
+            ("2.4.1 Not a subsection here", 10, True, 12),
+            *_body(1, 2),
+        ]
+    ]
+    doc = pymupdf.open(stream=_pdf(pages))
+    doc.set_toc([[1, "1 Packages", 1], [2, "1.1 Uploads", 1]])
+    parsed = parse_document(doc.tobytes(), "guide.pdf")
+    assert _levels(parsed) == [
+        (1, "1 Packages"),
+        (2, "1.1 Uploads"),
+        (3, "1.1.1 Security uploads"),
+        (3, "1.1.2 Uploads that go through the queue"),
+    ]
+    blocks = _sections(parsed)["1.1.1 Security uploads"].blocks
+    assert blocks and blocks[0].text.startswith("The hierarchy keeps")
