@@ -19,7 +19,13 @@ _CLAUSE_END = (*SENTENCE_END, "”", "’", "⟩", "]")
 _HYPHENATED = re.compile(r"\w[-\u00ad]$")
 _LINE_STEP_MAX = 2.0  # font sizes between the tops of two lines of one paragraph
 _RAGGED_STEP = 1.75  # … when the line before ends short of the margin (no paragraph's spacing)
-_CODE_STEP_MAX = 2.5  # … of one code listing (a blank line in it)
+# … of one code listing: a blank line in it, twice its leading (known from its lines above,
+# with a tenth of a font size to spare), or this many font sizes; pandoc's listings (Shaded)
+# set a leading of 1.25, a blank line 2.53 font sizes ("com.example.label1=…", a blank line,
+# "# this is a comment" were two listings), and the next entry's title after a listing
+# stands further off (TeX for the Impatient's "\goodbreak": 2.63)
+_CODE_STEP_MAX = 2.5
+_CODE_FIRST_STEP_MAX = 2.6  # … after a listing's first line, its leading not known yet
 _COLUMN_SLACK = 5.0  # font sizes an indented line may stand off the line above it
 # a list item's mark: the item starts a paragraph even inside the block of the one before
 # (a tight LaTeX itemize: texlive-ru's "• Английский: … • Итальянский: …" was one paragraph);
@@ -74,8 +80,17 @@ def same_paragraph(paragraph: list[Line], line: Line, listing: set[int], margins
     if line.page != last.page:
         return False
     if code:
-        return 0 < line.y0 - last.y0 <= _CODE_STEP_MAX * last.size
+        return 0 < line.y0 - last.y0 <= _code_step_max(paragraph)
     return _prose_goes_on(paragraph, line, margins)
+
+
+def _code_step_max(listing: list[Line]) -> float:
+    """How far below a listing's last line its next line may start (`_CODE_STEP_MAX`)."""
+    last = listing[-1]
+    leading = last.y0 - listing[-2].y0 if len(listing) > 1 else 0.0
+    if leading < 0.5 * last.size or listing[-2].page != last.page:
+        return _CODE_FIRST_STEP_MAX * last.size
+    return max(_CODE_STEP_MAX * last.size, 2 * leading + 0.1 * last.size)
 
 
 def _prose_goes_on(paragraph: list[Line], line: Line, margins: Margins) -> bool:

@@ -867,6 +867,31 @@ def test_code_listing_keeps_its_lines_apart_from_the_prose_after_it() -> None:
     )
 
 
+def test_a_blank_line_inside_a_listing_does_not_cut_it() -> None:
+    """pandoc's listings (LaTeX's Shaded) set a leading of 1.25, so a blank line is 2.5 font
+    sizes and a little more: "com.example.label1=…", a blank line, "# this is a comment" were
+    two listings, and so was every listing with a blank line after its first lines. A line
+    set further off after a listing (the next entry's title, 2.63) starts a block of its
+    own."""
+    size, leading = 9.5, 11.9
+    first = ['com.example.label1="a label"']
+    rest = ["# this is a comment", "com.example.label2=another\\ label", "com.example.label3"]
+    runs = _lines(90, 100, ["The following example is a label-file format:"])
+    runs += [(100, 120, first[0], "cour", size)]
+    runs += [
+        (100, 120 + 2 * leading + 0.3 + leading * i, t, "cour", size) for i, t in enumerate(rest)
+    ]
+    top = 120 + 2 * leading + 0.3 + leading * 2 + 40
+    two = ["\\def\\break{\\penalty-10000 }", "\\def\\nobreak{\\penalty10000 }"]
+    runs += [(100, top + 12 * i, t, "cour", 10) for i, t in enumerate(two)]
+    runs += [(100, top + 12 + 26.3, "\\goodbreak", "cour", 10)]
+    runs += _lines(100, top + 12 + 26.3 + 12, ["This command ends a paragraph and also tells TeX"])
+    blocks = _blocks(parse_document(_pdf([runs]), "run.pdf"))
+    codes = [b.text for b in blocks if b.kind == "code"]
+    assert codes[0] == "\n".join([*first, *rest])
+    assert codes[1] == "\n".join(two)
+
+
 def test_line_end_hyphen_of_a_compound_is_kept() -> None:
     """FHS: "sendmailcompatible", "FHScompliant", "programspecific" lost their hyphen at a
     line end; ordinary hyphenation ("ex-" / "ample") is still undone."""
