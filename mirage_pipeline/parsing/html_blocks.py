@@ -240,6 +240,12 @@ def _walk(el: etree._Element, events: list[Event], lang: str | None, boxed: bool
             events.append(Event("chrome"))
         elif local_name(child) == "br":  # a poem's lines in a <div>: "чудесный!Еще" read one
             run.append(" ")
+        elif (mark := _reference_mark(child)) is not None:
+            # calibre's FB2 paragraphs are <div>s: "Грачевку[1]" read its reference as a word
+            while run and run[-1].endswith(" "):
+                run[-1] = run[-1].rstrip(" ")
+            run.append(mark)
+            refs.extend(note_targets(child))
         elif not _numbering(child):
             anchors = [a for n in child.iter() if isinstance(n.tag, str) and (a := _anchor_of(n))]
             # the run's last character: joining the whole run for each child was quadratic
@@ -339,15 +345,14 @@ def _collect(node: etree._Element, parts: list[str], keep_lines: bool = False) -
     if node.text:
         parts.append(node.text if keep_lines else node.text.replace("\n", " "))
     for child in node:
-        reference = note_reference(child) if isinstance(child.tag, str) else ""
-        mark = "".join(child.itertext()).strip().strip("[]") if reference else ""
-        if mark.isdigit():  # "conversant.¹", as a PDF's raised mark reads
+        mark = _reference_mark(child) if isinstance(child.tag, str) else None
+        if mark:  # "conversant.¹", as a PDF's raised mark reads
             while parts and parts[-1].endswith(" "):
                 parts[-1] = parts[-1].rstrip(" ")
             # a note's own mark, opening its text, stands apart from it: "¹ You do"
             opening = not any(part.strip() for part in parts)
-            parts.append(mark.translate(SUPERSCRIPT) + (" " if opening else ""))
-        elif reference == "marked":
+            parts.append(mark + (" " if opening else ""))
+        elif mark == "":
             pass  # a note's "*" or "†"
         elif isinstance(child.tag, str) and local_name(child) not in _SKIP and not is_chrome(child):
             _collect(child, parts, keep_lines or local_name(child) == "pre")
@@ -355,6 +360,18 @@ def _collect(node: etree._Element, parts: list[str], keep_lines: bool = False) -
             parts.append(child.tail if keep_lines else child.tail.replace("\n", " "))
     if name in _LINES:
         parts.append("\n")
+
+
+def _reference_mark(el: etree._Element) -> str | None:
+    """What a link to a footnote reads as: its number raised ("¹"), nothing for a marked one
+    that is no number ("*", "†"); None when `el` is no such link (`note_reference`)."""
+    reference = note_reference(el)
+    if not reference:
+        return None
+    mark = "".join(el.itertext()).strip().strip("[]")
+    if mark.isdigit():
+        return mark.translate(SUPERSCRIPT)
+    return "" if reference == "marked" else None
 
 
 def _table_text(el: etree._Element) -> str:

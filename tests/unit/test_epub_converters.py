@@ -169,3 +169,16 @@ def test_an_entry_pointing_to_the_end_of_a_split_file_starts_the_next_one() -> N
         ("Introductory", ["These stories were gathered over many years."]),
         ("The Real Princess", ["There was once a prince."]),
     ]
+
+
+def test_a_note_reference_in_a_div_paragraph_is_a_raised_mark() -> None:
+    """calibre writes an FB2 book's paragraphs as <div class="paragraph">: a note reference
+    there ("<a href=…><sup>[1]</sup></a>") read "Грачевку[1]", as a word."""
+    body = (
+        "<h1>Полотенце с петухом</h1><div class='paragraph'>Сорок верст, отделяющих уездный "
+        "город Грачевку<a href='index_split_010.xhtml#n1' title='Примечание номер 1'>"
+        "<sup class='calibre10'>[1]</sup></a> от больницы, ехали мы сутки.</div>"
+    )
+    assert _texts(_book(body, "calibre", title="Полотенце с петухом")) == [
+        "Сорок верст, отделяющих уездный город Грачевку¹ от больницы, ехали мы сутки."
+    ]
