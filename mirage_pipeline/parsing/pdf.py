@@ -18,7 +18,11 @@ from mirage_pipeline.parsing.pdf_contents import (
     drop_contents_section,
     read_contents,
 )
-from mirage_pipeline.parsing.pdf_contents_pages import CONTENTS_TITLE, drop_printed_contents
+from mirage_pipeline.parsing.pdf_contents_pages import (
+    CONTENTS_TITLE,
+    drop_outline_entries,
+    drop_printed_contents,
+)
 from mirage_pipeline.parsing.pdf_headings import Heading, detect_headings
 from mirage_pipeline.parsing.pdf_lines import Line, PageLines, body_font_size, extract_lines
 from mirage_pipeline.parsing.pdf_notes import find_footnotes
@@ -91,8 +95,6 @@ def _parse(doc: pymupdf.Document, name: str) -> ParsedDocument:
     listings: set[int] = set()  # pages whose first listing goes on from the page before
     dropped = drop_running_lines(pages, folios, listings)
     contents = drop_printed_contents(pages)
-    lines = [line for page in pages for line in page.lines]
-    page_starts = _page_starts(pages)
     toc, repeated = ordered_outline(
         [
             (level, " ".join(title.split()), page)
@@ -100,6 +102,9 @@ def _parse(doc: pymupdf.Document, name: str) -> ParsedDocument:
             if title.strip()
         ]
     )
+    drop_outline_entries(pages, toc)
+    lines = [line for page in pages for line in page.lines]
+    page_starts = _page_starts(pages)
     if repeated:
         warnings.append(
             f"the PDF's outline repeats {repeated} entries out of page order: they were left out"

@@ -422,3 +422,36 @@ def test_numbered_headings_below_the_outlines_depth_are_sections() -> None:
     ]
     blocks = _sections(parsed)["1.1.1 Security uploads"].blocks
     assert blocks and blocks[0].text.startswith("The hierarchy keeps")
+
+
+def test_a_contents_of_outline_titles_before_the_outline_is_left_out() -> None:
+    """calibre prints an HTML book's contents as lines of links without page numbers, an entry
+    or a few a page, before the outline's first page: they were indexed as paragraphs of
+    titles. Pages that are mostly the outline's titles go; a title page stays."""
+    pages = [
+        [("A Short History", 20, True, 0), ("Contents", 12, False, 12)],
+        [("1. Introduction", 10, False, 0), ("1.1. The beginning", 10, False, 8)],
+        [("2. Leadership", 10, False, 0)],
+        [("A Short History", 20, True, 0), *_body(2, 8)],
+        [("1. Introduction", 16, True, 0), *_body(2, 8), ("1.1. The beginning", 13, True, 12)],
+        [*_body(2, 8), ("2. Leadership", 16, True, 12), *_body(2, 8)],
+    ]
+    doc = pymupdf.open(stream=_pdf(pages))
+    doc.set_toc(
+        [
+            [1, "A Short History", 4],
+            [2, "1. Introduction", 5],
+            [3, "1.1. The beginning", 5],
+            [2, "2. Leadership", 6],
+        ]
+    )
+    parsed = parse_document(doc.tobytes(), "history.pdf")
+    tree = [(s.title, [b.text for b in s.blocks]) for _, s in parsed.root.walk()][1:]
+    assert [title for title, _ in tree] == [
+        "A Short History",
+        "A Short History",
+        "1. Introduction",
+        "1.1. The beginning",
+        "2. Leadership",
+    ]
+    assert tree[0][1] == []  # the title page's section: no contents in it
