@@ -147,6 +147,14 @@ def _drop_linked_headings(events: list[Event]) -> None:
             run.append(i)
 
 
+def _links_away(heading: etree._Element) -> bool:
+    """A heading that is nothing but links to other pages of the book: a contents entry. A
+    title linking back within its page (docutils' "toc-backref" to the contents above) is
+    a section's own title."""
+    hrefs = [n.get("href") or "" for n in heading.iter() if isinstance(n.tag, str)]
+    return is_link_list(heading) and all(not href.startswith("#") for href in hrefs if href)
+
+
 def _drop_chrome_classes(body: etree._Element) -> None:
     """Class names that would make an element but a heading navigation removed, in place (a
     document whose class names are a converter's, not the author's)."""
@@ -197,7 +205,7 @@ def _walk(el: etree._Element, events: list[Event], lang: str | None, boxed: bool
         if text and (boxed or _CREDITS & classes):
             _block(events, "paragraph", text.replace("\n", " "), lang)
         elif text:
-            level, linked = _HEADINGS[name], is_link_list(el)
+            level, linked = _HEADINGS[name], _links_away(el)
             events.append(Event("heading", level=level, text=text, lang=lang, linked=linked))
         return
     if name in _BLOCKS:

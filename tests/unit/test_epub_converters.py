@@ -65,6 +65,14 @@ def test_a_run_of_headings_that_are_only_links_is_a_table_of_contents() -> None:
     assert "Usage" in titles
     assert not {"1. About this manual", "1.1 For the impatient", "1.2 Terms"} & set(titles)
     assert _texts(doc) == ["This manual covers live-build 3.", "Run the build with lb build."]
+    # docutils' titles linking back to the contents above them, one right under another
+    backlinked = (
+        '<h2><a class="toc-backref" href="#c1">Usage</a></h2>'
+        '<h3><a class="toc-backref" href="#c2">Building</a></h3>'
+        '<h4><a class="toc-backref" href="#c3">Options</a></h4><p>Pass --debug for more.</p>'
+    )
+    titles = [s.title for _, s in _book(backlinked, title="Manual").root.walk()]
+    assert {"Usage", "Building", "Options"} <= set(titles)
 
 
 def test_pandocs_notes_follow_the_paragraph_that_cites_them() -> None:
