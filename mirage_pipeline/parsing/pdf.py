@@ -6,7 +6,6 @@ numbers removed, footnotes set apart and line-end hyphenation undone."""
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 
 import pymupdf
 
@@ -23,10 +22,15 @@ from mirage_pipeline.parsing.pdf_contents_pages import (
     drop_outline_entries,
     drop_printed_contents,
 )
-from mirage_pipeline.parsing.pdf_headings import Heading, detect_headings
+from mirage_pipeline.parsing.pdf_headings import detect_headings
 from mirage_pipeline.parsing.pdf_lines import Line, PageLines, body_font_size, extract_lines
 from mirage_pipeline.parsing.pdf_notes import find_footnotes
-from mirage_pipeline.parsing.pdf_outline import locate_outline, numbered_below, ordered_outline
+from mirage_pipeline.parsing.pdf_outline import (
+    front_headings,
+    locate_outline,
+    numbered_below,
+    ordered_outline,
+)
 from mirage_pipeline.parsing.pdf_running import drop_running_lines, printed_labels
 from mirage_pipeline.parsing.pdf_tables import find_tables
 from mirage_pipeline.parsing.pdf_tree import NOTE_MARKS, build_tree
@@ -62,9 +66,6 @@ def open_pdf(data: bytes) -> pymupdf.Document:
     if doc.page_count == 0:
         raise ParseError("corrupt PDF: no page can be read (the file is damaged or truncated)")
     return doc
-
-
-_FRONT_TEXT = 3000  # characters before the outline's first entry: more than a title page
 
 
 def _reason(exc: Exception) -> str:
@@ -116,7 +117,7 @@ def _parse(doc: pymupdf.Document, name: str) -> ParsedDocument:
     cells = frozenset(id(line) for table in tables for line in table.lines) | notes.keys()
     if toc:
         headings = locate_outline(toc, lines, page_starts)
-        headings = _front_headings(lines, headings, body, cells) + headings
+        headings = front_headings(lines, headings, body, cells) + headings
         headings = numbered_below(headings, lines, cells)
         source = "outline"
     else:
@@ -165,30 +166,6 @@ def _parse(doc: pymupdf.Document, name: str) -> ParsedDocument:
     if "groff" in (metadata_in.get("creator") or "").lower():
         groff_hyphens(parsed)  # its options' hyphens are set as minus signs
     return parsed
-
-
-def _front_headings(
-    lines: list[Line], outline: list[Heading], body: float, cells: frozenset[int]
-) -> list[Heading]:
-    """Headings from typography in the text before the outline's first entry: DocBook's
-    outlines start at chapter 1, and the preface's own headings ("Disclaimer", "About this
-    document") were all "Front matter". When that text is no more than a title page's, only
-    the lines set as the outline's top-level headings are, at that level (a `\\section*`
-    "Введение" the outline leaves out; a title page's author and date can share the size of
-    a subsection, not of a section)."""
-    first = min((h.start for h in outline), default=0)
-    found = detect_headings(lines[:first], body, cells) if first else []
-    if sum(len(line.text) for line in lines[:first]) >= _FRONT_TEXT:
-        return found
-    placed = [h for h in outline if h.lines]
-    top = min((h.level for h in placed), default=0)
-    styles = {_style(lines[h.lines[0]]) for h in placed if h.level == top}
-    styles = {(size, bold) for size, bold in styles if bold or size > body + 0.5}
-    return [replace(h, level=top) for h in found if _style(lines[h.lines[0]]) in styles]
-
-
-def _style(line: Line) -> tuple[float, bool]:
-    return round(line.size, 1), line.bold
 
 
 def _page_labels(doc: pymupdf.Document) -> list[str]:

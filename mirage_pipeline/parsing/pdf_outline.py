@@ -1,15 +1,18 @@
 """Where a PDF's outline entries start: each placed at its heading's lines on its page, the
-entries repeated out of page order left out."""
+entries repeated out of page order left out; and the headings the outline does not hold: those
+of the text before its first entry, and numbered ones below its depth."""
 
 from __future__ import annotations
 
 import itertools
 import re
+from dataclasses import replace
 
-from mirage_pipeline.parsing.pdf_headings import CHAPTER_LABEL, Heading
+from mirage_pipeline.parsing.pdf_headings import CHAPTER_LABEL, Heading, detect_headings
 from mirage_pipeline.parsing.pdf_lines import Line
 
 _NOT_WORD = re.compile(r"[\W_]+")
+_FRONT_TEXT = 3000  # characters before the outline's first entry: more than a title page
 _LEADING_NUMBER = re.compile(r"^(?:\d+|[ivxlc]+|[a-z])(?:[.\d]*)")
 
 
@@ -221,3 +224,27 @@ def _open(stack: list[tuple[str, int]], title: str, level: int) -> None:
     found = _SECTION_NUMBER.match(title.strip())
     if found:
         stack.append((found[1], level))
+
+
+def front_headings(
+    lines: list[Line], outline: list[Heading], body: float, cells: frozenset[int]
+) -> list[Heading]:
+    """Headings from typography in the text before the outline's first entry: DocBook's
+    outlines start at chapter 1, and the preface's own headings ("Disclaimer", "About this
+    document") were all "Front matter". When that text is no more than a title page's, only
+    the lines set as the outline's top-level headings are, at that level (a `\\section*`
+    "Введение" the outline leaves out; a title page's author and date can share the size of
+    a subsection, not of a section)."""
+    first = min((h.start for h in outline), default=0)
+    found = detect_headings(lines[:first], body, cells) if first else []
+    if sum(len(line.text) for line in lines[:first]) >= _FRONT_TEXT:
+        return found
+    placed = [h for h in outline if h.lines]
+    top = min((h.level for h in placed), default=0)
+    styles = {_style(lines[h.lines[0]]) for h in placed if h.level == top}
+    styles = {(size, bold) for size, bold in styles if bold or size > body + 0.5}
+    return [replace(h, level=top) for h in found if _style(lines[h.lines[0]]) in styles]
+
+
+def _style(line: Line) -> tuple[float, bool]:
+    return round(line.size, 1), line.bold
