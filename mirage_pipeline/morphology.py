@@ -71,6 +71,7 @@ def known_word(word: str) -> bool:
     return _morph().word_is_known(word.lower())
 
 
+@lru_cache(maxsize=_CACHE_SIZE)
 def is_numeral(word: str) -> bool:
     """Whether a Cyrillic word's likeliest reading is a numeral ("двух", "пяти")."""
     return _morph().parse(word.lower())[0].tag.POS == "NUMR"

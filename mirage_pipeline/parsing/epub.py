@@ -78,7 +78,7 @@ def _title(declared: str, documents: list[SpineDocument]) -> str:
             if d.linear
             and d.doc.title
             and not d.doc.is_nav
-            and any(e.kind == "block" for e in d.doc.events)
+            and any(e.kind in ("block", "heading") for e in d.doc.events)
         )
         first = next((d.doc.title.strip() for d in pages), "")
         if " " in first and len(first) <= _TITLE_MAX:

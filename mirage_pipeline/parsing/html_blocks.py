@@ -78,10 +78,11 @@ _WORDLESS = re.compile(r"^[\W_]*$")  # "|", "* * *", "»": separators, not text
 # opened with <div class="toc">, so every chapter's wrapper of the same style became
 # class="toc" too, and was left out as navigation (a converted project history kept 22 % of its
 # words; tex-refs none). Such a document marks its body "calibre", "calibre1", …; there the
-# classes that would make an element navigation are dropped, and its structure decides (nav,
-# roles, epub:type, blocks made only of links). A heading's are kept (mistaken, they cost a
-# title, not text: the contents' own headings went with them), and so is a box's class
-# ("caution", "note": a styled box keeps a style of its own; mistaken, it costs headings).
+# navigation class names are dropped, and its structure decides (nav, roles, epub:type, blocks
+# made only of links; a footer on every page as repeated text). A heading's and a link's are
+# kept (mistaken, they cost a title, not text: the contents' own headings went with them;
+# Sphinx's "¶" stays out), and so is a box's class ("caution", "note": a styled box keeps a
+# style of its own; mistaken, it costs headings).
 _CALIBRE_BODY = re.compile(r"calibre\d*")
 
 
@@ -156,14 +157,15 @@ def _links_away(heading: etree._Element) -> bool:
 
 
 def _drop_chrome_classes(body: etree._Element) -> None:
-    """Class names that would make an element but a heading navigation removed, in place (a
-    document whose class names are a converter's, not the author's)."""
+    """Class names that would make an element but a heading or a link navigation removed, in
+    place (a document whose class names are a converter's, not the author's)."""
     for el in body.iter():
         classes = el.get("class") if isinstance(el.tag, str) else None
         if (
             classes
             and CHROME_CLASSES.intersection(classes.split())
             and local_name(el) not in _HEADINGS
+            and local_name(el) != "a"
         ):
             el.set("class", " ".join(c for c in classes.split() if c not in CHROME_CLASSES))
 
@@ -189,6 +191,8 @@ def _walk(el: etree._Element, events: list[Event], lang: str | None, boxed: bool
         return
     lang = _lang(el) or lang
     if is_note(el):
+        if el.get("id"):
+            events.append(Event("anchor", anchor=el.get("id")))
         _note(events, el, lang)
         return
     # a heading's or a block's anchors inside it too, before it: DocBook's
@@ -209,12 +213,7 @@ def _walk(el: etree._Element, events: list[Event], lang: str | None, boxed: bool
             events.append(Event("heading", level=level, text=text, lang=lang, linked=linked))
         return
     if name in _BLOCKS:
-        if name in ("ol", "ul") and any(is_note(li) for li in el):
-            # pandoc's notes: <ol><li id="fn1" epub:type="footnote">, numbered by the list
-            number = int(el.get("start") or 1) if name == "ol" and _digits(el.get("start")) else 1
-            for li in (li for li in el if local_name(li) == "li"):
-                _note(events, li, _lang(li) or lang, number if name == "ol" else None)
-                number += 1
+        if name in ("ol", "ul") and _notes_list(el, events, lang):
             return
         if name != "pre" and is_link_list(el):
             events.append(Event("chrome"))
@@ -254,6 +253,7 @@ def _walk(el: etree._Element, events: list[Event], lang: str | None, boxed: bool
                 run[-1] = run[-1].rstrip(" ")
             run.append(mark)
             refs.extend(note_targets(child))
+            later += [a for n in child.iter() if isinstance(n.tag, str) and (a := _anchor_of(n))]
         elif not _numbering(child):
             anchors = [a for n in child.iter() if isinstance(n.tag, str) and (a := _anchor_of(n))]
             # the run's last character: joining the whole run for each child was quadratic
@@ -316,8 +316,18 @@ def _block(
     events.append(Event("block", block=Block(kind=kind, text=text), lang=lang, refs=refs))
 
 
-def _digits(text: str | None) -> bool:
-    return bool(text) and text.isdigit()
+def _notes_list(el: etree._Element, events: list[Event], lang: str | None) -> bool:
+    """A list whose items are all footnotes (pandoc's: <ol><li id="fn1"
+    epub:type="footnote">), as notes numbered by it; whether it was one."""
+    items = [child for child in el if local_name(child) == "li"]
+    if not items or not all(is_note(li) for li in items):
+        return False
+    start = el.get("start") or ""
+    number = int(start) if start.isdigit() else 1
+    for li in items:
+        _note(events, li, _lang(li) or lang, number if local_name(el) == "ol" else None)
+        number += 1
+    return True
 
 
 def _note(

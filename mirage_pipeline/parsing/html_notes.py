@@ -23,6 +23,7 @@ E = TypeVar("E", bound=_Event)
 SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
 RAISED = "⁰¹²³⁴⁵⁶⁷⁸⁹"
 _NOTE_CLASSES = ("footnote-reference", "footnote-ref", "noteref", "footnoteref")
+_NOTEREF = {"noteref", "doc-noteref"}  # EPUB 3's epub:type, DPUB-ARIA's role
 
 
 def note_reference(el: etree._Element) -> str:
@@ -35,7 +36,7 @@ def note_reference(el: etree._Element) -> str:
     if name not in ("a", "sup"):
         return ""
     classes = (el.get("class") or "").split()
-    if any(c in _NOTE_CLASSES for c in classes) or "noteref" in element_kinds(el):
+    if any(c in _NOTE_CLASSES for c in classes) or _NOTEREF.intersection(element_kinds(el)):
         return "marked"
     # "Слово<a href="#n5"><sup>5</sup></a>", "<sup><a href="notes.xhtml#n2">2</a></sup>"
     inner = "sup" if name == "a" else "a"
@@ -60,13 +61,14 @@ def is_note(el: etree._Element) -> bool:
 
 
 def note_targets(el: etree._Element) -> tuple[str, ...]:
-    """The fragments the links in `el` point to ("fn1" of "#fn1" or "ch01.xhtml#fn1")."""
+    """The places in its own page the links in `el` point to ("fn1" of "#fn1"); a link to
+    another page's "#fn1" is no reference to this page's note."""
     return tuple(
-        href.split("#", 1)[1]
+        href[1:]
         for node in el.iter()
         if isinstance(node.tag, str)
         and local_name(node) == "a"
-        and "#" in (href := node.get("href") or "")
+        and (href := node.get("href") or "").startswith("#")
     )
 
 

@@ -171,6 +171,10 @@ def numbered_below(
         return headings
     taken = {i for h in headings for i in h.lines}
     numbers = {found[1] for h in headings if (found := _SECTION_NUMBER.match(h.title.strip()))}
+    # … and their titles: an outline whose deeper entries are unnumbered (texinfo's) holds
+    # "Extending TeX Live" that the page numbers "6.6 Extending TEX Live"
+    titles = {_norm(_SECTION_NUMBER.sub("", h.title.strip(), count=1)) for h in headings}
+    titles.discard("")
     starts = sorted(headings, key=lambda h: h.start)
     added: list[Heading] = []
     stack: list[tuple[str, int]] = []  # (number, level) of the sections open at a line
@@ -189,7 +193,12 @@ def numbered_below(
             continue
         own = _title_lines(lines, i)
         text = " ".join(lines[j].text.strip() for j in own)
-        if len(text) > _TITLE_MAX or text.endswith((".", ",", ";", ":")) or text == found[0]:
+        if (
+            len(text) > _TITLE_MAX
+            or text.endswith((".", ",", ";", ":"))
+            or text == found[0]
+            or _norm(text[found.end() :]) in titles
+        ):
             continue
         heading = Heading(i, parent[1] + 1, text, line.page, own, line.size)
         added.append(heading)
@@ -202,14 +211,19 @@ def numbered_below(
 def _title_lines(lines: list[Line], first: int) -> tuple[int, ...]:
     """The lines of a title opening at `first`: it and the bold lines after it in its block,
     on its row or the next ones (a title wrapped, or its words in pieces: "5.14.2.1." |
-    "Устаревание", "5.10.3.3." | "wanna-build" in a monospaced font)."""
+    "Устаревание", "5.10.3.3." | "wanna-build" in a monospaced font), up to a line opening
+    with a number of its own, as long as a title may be."""
     own = [first]
+    length = len(lines[first].text)
     for j in range(first + 1, len(lines)):
         line, above = lines[j], lines[own[-1]]
+        length += len(line.text) + 1
         if (
             not line.bold
             or line.block != above.block
             or not 0 <= line.y0 - above.y0 <= _LINE_STEP * above.size
+            or _SECTION_NUMBER.match(line.text.strip())
+            or length > _TITLE_MAX
         ):
             break
         own.append(j)

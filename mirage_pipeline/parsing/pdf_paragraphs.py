@@ -26,6 +26,7 @@ _RAGGED_STEP = 1.75  # … when the line before ends short of the margin (no par
 # stands further off (TeX for the Impatient's "\goodbreak": 2.63)
 _CODE_STEP_MAX = 2.5
 _CODE_FIRST_STEP_MAX = 2.6  # … after a listing's first line, its leading not known yet
+_LEADING_LINES = 6  # a listing's last lines its leading is read from
 _COLUMN_SLACK = 5.0  # font sizes an indented line may stand off the line above it
 # a list item's mark: the item starts a paragraph even inside the block of the one before
 # (a tight LaTeX itemize: texlive-ru's "• Английский: … • Итальянский: …" was one paragraph);
@@ -85,12 +86,15 @@ def same_paragraph(paragraph: list[Line], line: Line, listing: set[int], margins
 
 
 def _code_step_max(listing: list[Line]) -> float:
-    """How far below a listing's last line its next line may start (`_CODE_STEP_MAX`)."""
+    """How far below a listing's last line its next line may start (`_CODE_STEP_MAX`); its
+    leading is the least step between its last lines on the page (a step over a blank line
+    is two)."""
     last = listing[-1]
-    leading = last.y0 - listing[-2].y0 if len(listing) > 1 else 0.0
-    if leading < 0.5 * last.size or listing[-2].page != last.page:
+    recent = [line for line in listing[-_LEADING_LINES:] if line.page == last.page]
+    steps = [b.y0 - a.y0 for a, b in itertools.pairwise(recent) if b.y0 - a.y0 >= 0.5 * b.size]
+    if not steps:
         return _CODE_FIRST_STEP_MAX * last.size
-    return max(_CODE_STEP_MAX * last.size, 2 * leading + 0.1 * last.size)
+    return max(_CODE_STEP_MAX * last.size, 2 * min(steps) + 0.1 * last.size)
 
 
 def _prose_goes_on(paragraph: list[Line], line: Line, margins: Margins) -> bool:

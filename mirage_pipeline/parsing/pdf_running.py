@@ -37,7 +37,8 @@ _NAV_BAR = re.compile(r"^\[?\s*[^\W\d_][\w .'-]{0,30}(?:\s\|\s*[^\W\d_][\w .'-]{
 # Language", "When to change the headers and footers?").
 _CLAUSE_END = re.compile(r"[.,;:!][\"'»”’)\]]*$")
 _TITLE_START = re.compile(
-    r"^(?:\d+(?:\.\d+)+\.?|chapter|part|section|appendix|глава|часть|раздел|приложение)\s",
+    r"^(?:\d+(?:\.\d+)+\.?|§|chapter|part|section|appendix|глава|часть|раздел|приложение"
+    r"|статья)\s",
     re.IGNORECASE,
 )
 
@@ -156,10 +157,11 @@ class _Recurring:
     def running(self, line: Line, zone: str | None, page: PageLines) -> bool:
         """Whether `line` (in the edge row `zone` of `page`, or None) is furniture by what
         recurs: its text or slot at the page's edge, its place, or a navigation bar. A slot
-        alone does not make a line of prose furniture: a document without running heads
-        (pandoc's DOCX, printed by LibreOffice) sets each page's first line, and its last
-        footnote's, at one height, and they went (a 13-page chapter: 15 lines, 6 of its 8
-        footnotes)."""
+        alone does not make a line of prose found on one page only furniture: a document
+        without running heads (pandoc's DOCX, printed by LibreOffice) sets each page's first
+        line, and its last footnote's, at one height, and they went (a 13-page chapter: 15
+        lines, 6 of its 8 footnotes); a chapter's title over five pages still goes, however
+        long."""
         if not self.repeats:
             return False
         if zone and len(line.text) <= 160:
@@ -167,7 +169,7 @@ class _Recurring:
             if self.by_text[(zone, line.norm)] >= self.text_min or (
                 self.by_slot[slot] >= self.slot_min
                 and self.by_slot[slot] > 2 * self.body_slots[slot]
-                and not _reads_as_prose(line.text)
+                and not (self.by_text[(zone, line.norm)] == 1 and _reads_as_prose(line.text))
             ):
                 return True
         if _placed(line, page, self.outermost[page.number]):

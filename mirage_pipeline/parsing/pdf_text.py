@@ -21,9 +21,10 @@ _REAL_HYPHEN = re.compile(
     r"(?:^|\W)(?:non|self|well|co|cross|half|semi|multi|re|pre|post|anti|кое|какой|что)-$",
     re.IGNORECASE,
 )
-# Russian particles written after a hyphen: "кто-нибудь", "чья-либо", "всё-таки", "дай-ка"
-# ("мес-" + "то" is a word broken before its last syllable: the dictionary knows "место").
-_PARTICLES = frozenset({"то", "либо", "нибудь", "таки", "ка"})
+# Russian particles written after a hyphen: "кто-нибудь", "чья-либо", "всё-таки" ("мес-" +
+# "то" is a word broken before its last syllable: the dictionary knows "место"; not "-ка":
+# "Свет-" + "ка", "гиф-" + "ка" are words the dictionary does not know, broken)
+_PARTICLES = frozenset({"то", "либо", "нибудь", "таки"})
 # "во-" and "в-" stay with an ordinal ("во-первых", "в-третьих"); "во-/просов" is one word.
 _ORDINAL_AFTER_VO = re.compile(
     r"(?:перв|втор|четв[её]рт|пят|шест|седьм|восьм|девят|десят)ых|третьих", re.IGNORECASE
@@ -36,6 +37,8 @@ _BROKEN_TOKEN = re.compile(r"(\w+(?:-\w+)*)-$")  # the word a line-end hyphen en
 _LATIN = re.compile(r"[a-z]+")
 _COMPOUND_PART_MIN = 3  # letters in each half of a compound told by its halves
 _COMPOUND_MIN = 10  # letters in both: "program-specific", not "any-thing"
+_RUSSIAN_PART_MIN = 4  # letters in each half of a Russian compound ("ярко-белой"; not "мер-жить")
+_RUSSIAN_COMPOUND_MIN = 9  # … in both ("дата-сеты" is a word broken)
 _LANGUAGE_SAMPLE = 400  # Cyrillic words looked up to tell a Russian document
 _RUSSIAN_KNOWN = 0.7  # … the share of them the Russian dictionary knows in one
 # A URL or a path: what a line may end with when it breaks one.
@@ -214,19 +217,22 @@ def _keeps_hyphen(text: str, part: str, vocabulary: Vocabulary, mono: bool) -> b
 def _russian_compound(left: str, right: str, vocabulary: Vocabulary) -> bool:
     """Whether a Russian word broken at a line-end hyphen is a compound: a word and a particle
     ("чья-" + "нибудь"), or two words the dictionary knows, one of which the document writes
-    whole, whose join it does not know ("функциями-" + "обработчиками", "ярко-" + "белой");
-    not a word whose join it knows ("мес-" + "то"), a numeral's combining form ("двух-" +
-    "буквенный") or a syllable ("вы-" + "полняется")."""
-    if known_word(left + right) or (is_numeral(left) and not is_numeral(right)):
+    whole, whose join it does not know, four letters each at least ("функциями-" +
+    "обработчиками", "ярко-" + "белой"); not a word whose join it knows ("мес-" + "то"), a
+    numeral's combining form ("двух-" + "буквенный"), a syllable ("вы-" + "полняется", "мер-" +
+    "жить")."""
+    if known_word(left + right):
         return False
     if right in _PARTICLES:
         return True
     words = vocabulary.words()
     return (
-        min(len(left), len(right)) >= _COMPOUND_PART_MIN
+        min(len(left), len(right)) >= _RUSSIAN_PART_MIN
+        and len(left) + len(right) >= _RUSSIAN_COMPOUND_MIN
         and (left in words or right in words)
         and known_word(left)
         and known_word(right)
+        and not (is_numeral(left) and not is_numeral(right))
     )
 
 

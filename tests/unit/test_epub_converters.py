@@ -190,3 +190,48 @@ def test_a_note_reference_in_a_div_paragraph_is_a_raised_mark() -> None:
     assert _texts(_book(body, "calibre", title="Полотенце с петухом")) == [
         "Сорок верст, отделяющих уездный город Грачевку¹ от больницы, ехали мы сутки."
     ]
+
+
+def test_notes_are_placed_by_links_into_their_own_page_only() -> None:
+    """A reference marked by DPUB-ARIA's role (doc-noteref) is a raised mark too; a link to
+    another page's "#n1" does not take this page's note n1; a list of which only some items
+    are notes is a list."""
+    body = (
+        "<h1>Notes</h1><p>Alpha<a href='other.xhtml#n1'><sup>1</sup></a>.</p><p>Beta.</p>"
+        "<p>Gamma<a role='doc-noteref' href='#n1'>1</a>.</p>"
+        '<aside epub:type="footnote" id="n1"><p>1 The note.</p></aside>'
+        '<ol><li>Plain item</li><li epub:type="footnote" id="n2">Not alone</li></ol>'
+    )
+    page = (
+        '<?xml version="1.0" encoding="utf-8"?>\n<html xmlns="http://www.w3.org/1999/xhtml"'
+        ' xmlns:epub="http://www.idpf.org/2007/ops"><head><title>N</title></head>'
+        f"<body>{body}</body></html>"
+    )
+    nav = _nav("en", [("p.xhtml", "Notes")])
+    data = _epub({"nav.xhtml": nav, "p.xhtml": page}, ["nav.xhtml", "p.xhtml"])
+    assert _texts(parse_document(data, "n.epub")) == [
+        "Alpha¹.",
+        "Beta.",
+        "Gamma¹.",
+        "1 The note.",
+        "- Plain item\n- Not alone",
+    ]
+
+
+def test_a_heading_only_title_page_names_the_book_and_calibre_keeps_sphinx_marks_out() -> None:
+    """A slug's title gives way to the first page with a heading or text (a title page with
+    only its <h1>), not to a chapter after it; in calibre's output a Sphinx heading's "¶" link
+    keeps its class and stays out."""
+    title_page = _page("<h1>Debian Developer's Reference</h1>").replace(
+        "<title>Page</title>", "<title>Debian Developer's Reference</title>"
+    )
+    chapter = _page("<h1>1. Scope<a class='headerlink' href='#s'>¶</a></h1><p>Procedures.</p>")
+    nav = _nav("en", [("t.xhtml", "Title"), ("c.xhtml", "1. Scope")])
+    data = _epub(
+        {"nav.xhtml": nav, "t.xhtml": title_page, "c.xhtml": chapter},
+        ["nav.xhtml", "t.xhtml", "c.xhtml"],
+        title="developers-reference",
+    )
+    doc = parse_document(data, "devref.epub")
+    assert doc.title == "Debian Developer's Reference"
+    assert "¶" not in " ".join(s.title for _, s in doc.root.walk())

@@ -455,3 +455,26 @@ def test_a_contents_of_outline_titles_before_the_outline_is_left_out() -> None:
         "2. Leadership",
     ]
     assert tree[0][1] == []  # the title page's section: no contents in it
+
+
+def test_numbered_headings_below_the_outline_stop_at_the_next_number_and_its_titles() -> None:
+    """Bold numbered lines one under another are one heading each, not one title; a numbered
+    title whose words an unnumbered outline entry already has (texinfo numbers its pages'
+    titles, not its bookmarks) is that entry, not a second section."""
+    pages = [
+        [
+            ("6 Building", 16, True, 0),
+            *_body(2, 8),
+            ("6.1 Scope", 10, True, 12),
+            ("6.2 Terms", 10, True, 2),
+            ("6.3 Usage", 10, True, 2),
+            *_body(2, 2),
+            ("6.6 Extending TeX Live", 10, True, 12),
+            *_body(2, 2),
+        ]
+    ]
+    doc = pymupdf.open(stream=_pdf(pages))
+    doc.set_toc([[1, "6 Building", 1], [2, "Extending TeX Live", 1]])
+    titles = [title for _, title in _levels(parse_document(doc.tobytes(), "tlbuild.pdf"))]
+    assert titles[:4] == ["6 Building", "6.1 Scope", "6.2 Terms", "6.3 Usage"]
+    assert "6.6 Extending TeX Live" not in titles and "Extending TeX Live" in titles

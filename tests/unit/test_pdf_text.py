@@ -301,6 +301,26 @@ def test_lines_of_prose_at_one_height_on_every_page_are_no_running_heads() -> No
         assert f"The {word} event fires once per handle." in text
 
 
+def test_a_long_chapter_title_over_a_few_pages_is_still_a_running_head() -> None:
+    """A running head that reads like prose (nine words with a comma, or a full stop) and
+    changes with the chapter every five pages is still dropped: it recurs, a page's own line
+    of prose does not."""
+    heads = [
+        "Installing, Configuring, and Troubleshooting the Print Server on Linux Systems",
+        "Статья 4. Права и обязанности сторон договора.",
+        "Backing Up, Restoring, and Verifying the Archives of the Whole Site",
+        "Monitoring, Logging, and Alerting for the Services You Run in Production",
+    ]
+    words = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "theta", "kappa", "lambda"]
+    pages = []
+    for number in range(20):
+        body = [f"The {words[number % 9]} step {'and ' * (number % 3)}then the next one."]
+        pages.append([(60, 50, heads[number // 5], "cjk", 9), *_lines(60, 90 + number, body)])
+    text = _text(parse_document(_pdf(pages, cyrillic="cjk"), "book.pdf"))
+    assert not any(head in text for head in heads)
+    assert "The theta step" in text
+
+
 def test_a_browsers_long_page_title_over_the_body_is_dropped() -> None:
     """Chromium prints the page's title at the top of every page, close above the body (too
     close to be set apart): one over 60 characters was kept, glued to a paragraph on every
@@ -892,6 +912,18 @@ def test_a_blank_line_inside_a_listing_does_not_cut_it() -> None:
     assert codes[1] == "\n".join(two)
 
 
+def test_a_listings_leading_is_its_least_step_not_a_blank_line() -> None:
+    """After a blank line inside a listing, the next listing set 4.5 font sizes below is
+    still a listing of its own: the leading is the least step between the last lines, not
+    the last step (a blank line), which doubled what a next line may stand off."""
+    one = [(100, 100, "make all", "cour", 10), (100, 112.5, "make check", "cour", 10)]
+    one.append((100, 137.8, "make install", "cour", 10))
+    two = [(100, 182.8, "dpkg -i pkg.deb", "cour", 10), (100, 195.3, "apt -f install", "cour", 10)]
+    runs = _lines(90, 80, ["Build and install it:"]) + one + two
+    codes = [b.text for b in _blocks(parse_document(_pdf([runs]), "b.pdf")) if b.kind == "code"]
+    assert codes == ["make all\nmake check\nmake install", "dpkg -i pkg.deb\napt -f install"]
+
+
 def test_line_end_hyphen_of_a_compound_is_kept() -> None:
     """FHS: "sendmailcompatible", "FHScompliant", "programspecific" lost their hyphen at a
     line end; ordinary hyphenation ("ex-" / "ample") is still undone."""
@@ -1063,6 +1095,9 @@ BULGARIAN_PROSE = [
         ("двух-", "буквенный код", "двухбуквенный код", RUSSIAN_PROSE),  # a numeral's form
         ("настроек вы-", "полняется", "настроек выполняется", RUSSIAN_PROSE),
         ("век-", "торите", "векторите", BULGARIAN_PROSE),  # not Russian: the strict rule
+        ("пришла Свет-", "ка домой", "пришла Светка домой", RUSSIAN_PROSE),  # no particle
+        ("мер-", "жить", "мержить", [*RUSSIAN_PROSE, "жить"]),  # halves of three letters
+        ("дата-", "сеты", "датасеты", [*RUSSIAN_PROSE, "дата"]),  # eight letters in all
     ],
 )
 def test_russian_compounds_and_particles_keep_their_hyphen(
