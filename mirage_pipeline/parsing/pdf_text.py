@@ -201,7 +201,10 @@ def _keeps_hyphen(text: str, part: str, vocabulary: Vocabulary, mono: bool) -> b
             return True  # "program-specific": both halves are words of the document
     elif _CYRILLIC.fullmatch(folded_left) and _CYRILLIC.fullmatch(folded_right):
         if vocabulary.russian():
-            return _russian_compound(folded_left, folded_right, vocabulary)
+            # "кое-" + "что": a prefix whose hyphen is the word's (_REAL_HYPHEN)
+            return _russian_compound(folded_left, folded_right, vocabulary) or (
+                not known_word(folded_left + folded_right) and bool(_REAL_HYPHEN.search(tail))
+            )
         if (
             _halves_are_words(folded_left, folded_right, vocabulary)
             and known_word(folded_left)

@@ -1096,6 +1096,7 @@ BULGARIAN_PROSE = [
         ("настроек вы-", "полняется", "настроек выполняется", RUSSIAN_PROSE),
         ("век-", "торите", "векторите", BULGARIAN_PROSE),  # not Russian: the strict rule
         ("пришла Свет-", "ка домой", "пришла Светка домой", RUSSIAN_PROSE),  # no particle
+        ("кое-", "что ещё", "кое-что ещё", RUSSIAN_PROSE),  # a prefix with its hyphen
         ("мер-", "жить", "мержить", [*RUSSIAN_PROSE, "жить"]),  # halves of three letters
         ("дата-", "сеты", "датасеты", [*RUSSIAN_PROSE, "дата"]),  # eight letters in all
     ],
