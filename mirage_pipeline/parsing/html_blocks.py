@@ -10,11 +10,12 @@ from lxml import etree
 
 from mirage_pipeline.language import normalise_language
 from mirage_pipeline.parsing.html_chrome import (
-    CHROME_CLASSES,
+    drop_renamed_classes,
     element_kinds,
     is_chrome,
     is_link_list,
     is_toc_nav,
+    links_away,
 )
 from mirage_pipeline.parsing.html_notes import (
     RAISED,
@@ -73,17 +74,6 @@ _NUMBER_CLASS = re.compile(
     r"(?:^|[\s_-])(?:l?num|line-?num\w*|lineno|ocn|page-?num\w*|noteref)(?:$|[\s_-])", re.I
 )
 _WORDLESS = re.compile(r"^[\W_]*$")  # "|", "* * *", "»": separators, not text
-# calibre's conversions name each style after the first element that had it and give that
-# name to every later element of the same style (its flattened CSS): a DocBook book's contents
-# opened with <div class="toc">, so every chapter's wrapper of the same style became
-# class="toc" too, and was left out as navigation (a converted project history kept 22 % of its
-# words; tex-refs none). Such a document marks its body "calibre", "calibre1", …; there the
-# navigation class names are dropped, and its structure decides (nav, roles, epub:type, blocks
-# made only of links; a footer on every page as repeated text). A heading's and a link's are
-# kept (mistaken, they cost a title, not text: the contents' own headings went with them;
-# Sphinx's "¶" stays out), and so is a box's class ("caution", "note": a styled box keeps a
-# style of its own; mistaken, it costs headings).
-_CALIBRE_BODY = re.compile(r"calibre\d*")
 
 
 @dataclass
@@ -118,8 +108,8 @@ def read_xhtml(content: bytes) -> XhtmlDocument:
     body = _first(root, "body")
     doc.lang = _lang(body) if body is not None else None
     doc.lang = doc.lang or _lang(root)
-    if body is not None and _CALIBRE_BODY.fullmatch(body.get("class") or ""):
-        _drop_chrome_classes(body)
+    if body is not None:
+        drop_renamed_classes(body)
     _walk(body if body is not None else root, doc.events, _lang(root))
     _drop_linked_headings(doc.events)
     place_notes(doc.events)
@@ -146,28 +136,6 @@ def _drop_linked_headings(events: list[Event]) -> None:
             run = []
         elif event.kind == "heading":
             run.append(i)
-
-
-def _links_away(heading: etree._Element) -> bool:
-    """A heading that is nothing but links to other pages of the book: a contents entry. A
-    title linking back within its page (docutils' "toc-backref" to the contents above) is
-    a section's own title."""
-    hrefs = [n.get("href") or "" for n in heading.iter() if isinstance(n.tag, str)]
-    return is_link_list(heading) and all(not href.startswith("#") for href in hrefs if href)
-
-
-def _drop_chrome_classes(body: etree._Element) -> None:
-    """Class names that would make an element but a heading or a link navigation removed, in
-    place (a document whose class names are a converter's, not the author's)."""
-    for el in body.iter():
-        classes = el.get("class") if isinstance(el.tag, str) else None
-        if (
-            classes
-            and CHROME_CLASSES.intersection(classes.split())
-            and local_name(el) not in _HEADINGS
-            and local_name(el) != "a"
-        ):
-            el.set("class", " ".join(c for c in classes.split() if c not in CHROME_CLASSES))
 
 
 def _lang(el: etree._Element) -> str | None:
@@ -209,7 +177,7 @@ def _walk(el: etree._Element, events: list[Event], lang: str | None, boxed: bool
         if text and (boxed or _CREDITS & classes):
             _block(events, "paragraph", text.replace("\n", " "), lang)
         elif text:
-            level, linked = _HEADINGS[name], _links_away(el)
+            level, linked = _HEADINGS[name], links_away(el)
             events.append(Event("heading", level=level, text=text, lang=lang, linked=linked))
         return
     if name in _BLOCKS:

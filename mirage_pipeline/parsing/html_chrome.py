@@ -21,7 +21,7 @@ _CHROME_TYPES = {
     "toc", "doc-toc", "landmarks", "page-list", "doc-pagelist", "navigation", "contentinfo",
     "backlink", "doc-backlink", "pagebreak", "doc-pagebreak",
 }  # fmt: skip
-CHROME_CLASSES = {
+_CHROME_CLASSES = {
     "related", "navheader", "navfooter", "sphinxsidebar", "sphinxsidebarwrapper", "footer",
     "breadcrumb", "breadcrumbs", "navbar", "navigation", "toc", "rst-footer-buttons",
     "headerlink",
@@ -39,6 +39,18 @@ _NAV_WORDS = re.compile(
     re.IGNORECASE,
 )
 _SEPARATORS = re.compile(r"[\s|»«·•/\\\-–—:;,.()\[\]<>←→↑↓^#*]+")
+# calibre's conversions name each style after the first element that had it and give that
+# name to every later element of the same style (its flattened CSS): a DocBook book's contents
+# opened with <div class="toc">, so every chapter's wrapper of the same style became
+# class="toc" too, and was left out as navigation (a converted project history kept 22 % of its
+# words; tex-refs none). Such a document marks its body "calibre", "calibre1", …; there the
+# navigation class names are dropped, and its structure decides (nav, roles, epub:type, blocks
+# made only of links; a footer on every page as repeated text). A heading's and a link's are
+# kept (mistaken, they cost a title, not text: the contents' own headings went with them;
+# Sphinx's "¶" stays out), and so is a box's class ("caution", "note": a styled box keeps a
+# style of its own; mistaken, it costs headings).
+_CALIBRE_BODY = re.compile(r"calibre\d*")
+_HEADINGS = {f"h{n}" for n in range(1, 7)}
 _EDGE = 3  # blocks at each end of a document that may be a running header or footer
 
 
@@ -56,7 +68,7 @@ def is_chrome(el: etree._Element) -> bool:
         return True
     if _CHROME_TYPES.intersection(element_kinds(el)):
         return True
-    if CHROME_CLASSES.intersection((el.get("class") or "").split()):
+    if _CHROME_CLASSES.intersection((el.get("class") or "").split()):
         return True
     if name != "a" or not el.get("href"):
         return False
@@ -99,6 +111,31 @@ def is_link_list(el: etree._Element) -> bool:
         return False
     rest = _SEPARATORS.sub(" ", _NAV_WORDS.sub(" ", " ".join(outside)))
     return not rest.strip()
+
+
+def links_away(heading: etree._Element) -> bool:
+    """A heading that is nothing but links to other pages of the book: a contents entry. A
+    title linking back within its page (docutils' "toc-backref" to the contents above) is
+    a section's own title."""
+    hrefs = [n.get("href") or "" for n in heading.iter() if isinstance(n.tag, str)]
+    return is_link_list(heading) and all(not href.startswith("#") for href in hrefs if href)
+
+
+def drop_renamed_classes(body: etree._Element) -> None:
+    """In a page calibre converted (`_CALIBRE_BODY`), the class names that would make an
+    element but a heading or a link navigation removed, in place: its class names are the
+    converter's, not the author's."""
+    if not _CALIBRE_BODY.fullmatch(body.get("class") or ""):
+        return
+    for el in body.iter():
+        classes = el.get("class") if isinstance(el.tag, str) else None
+        if (
+            classes
+            and _CHROME_CLASSES.intersection(classes.split())
+            and local_name(el) not in _HEADINGS
+            and local_name(el) != "a"
+        ):
+            el.set("class", " ".join(c for c in classes.split() if c not in _CHROME_CLASSES))
 
 
 def repeated_edges(documents: list[list[str]]) -> set[str]:
