@@ -72,6 +72,14 @@ def known_word(word: str) -> bool:
 
 
 @lru_cache(maxsize=_CACHE_SIZE)
+def takes_ka(word: str) -> bool:
+    """Whether the particle "-ка" may follow a word: an imperative ("давай-ка") or a particle
+    or interjection ("ну-ка")."""
+    tag = _morph().parse(word.lower())[0].tag
+    return "impr" in tag or tag.POS in ("PRCL", "INTJ")
+
+
+@lru_cache(maxsize=_CACHE_SIZE)
 def is_numeral(word: str) -> bool:
     """Whether a Cyrillic word's likeliest reading is a numeral ("двух", "пяти")."""
     return _morph().parse(word.lower())[0].tag.POS == "NUMR"

@@ -90,7 +90,7 @@ def _spine_documents(book: EpubBook) -> list[SpineDocument]:
     """The spine read into blocks, chrome repeated across documents dropped, each block's
     language set."""
     documents = [
-        SpineDocument(path=path, doc=read_xhtml(content), linear=linear)
+        SpineDocument(path=path, doc=read_xhtml(content, path), linear=linear)
         for path, content, linear in book.spine
     ]
     nav_langs = {

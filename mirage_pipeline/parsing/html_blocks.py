@@ -85,7 +85,7 @@ class Event:
     block: Block | None = None
     lang: str | None = None  # declared by the nearest element that says (xml:lang, lang)
     linked: bool = False  # a heading whose text is links into the book and nothing else
-    refs: tuple[str, ...] = ()  # a block's links' targets in the page ("fn1" of "#fn1")
+    refs: tuple[str, ...] = ()  # a block's links to places ("#fn1", "ch01.xhtml#fn1")
 
 
 @dataclass
@@ -96,7 +96,7 @@ class XhtmlDocument:
     is_nav: bool = False  # an EPUB navigation document (its table of contents)
 
 
-def read_xhtml(content: bytes) -> XhtmlDocument:
+def read_xhtml(content: bytes, path: str = "") -> XhtmlDocument:
     """Anchors (element ids), headings h1–h6 and text blocks of one XHTML document."""
     root = parse_markup(content)
     if root is None:
@@ -112,7 +112,7 @@ def read_xhtml(content: bytes) -> XhtmlDocument:
         drop_renamed_classes(body)
     _walk(body if body is not None else root, doc.events, _lang(root))
     _drop_linked_headings(doc.events)
-    place_notes(doc.events)
+    place_notes(doc.events, path)
     return doc
 
 

@@ -45,10 +45,10 @@ _SEPARATORS = re.compile(r"[\s|»«·•/\\\-–—:;,.()\[\]<>←→↑↓^#*]+
 # class="toc" too, and was left out as navigation (a converted project history kept 22 % of its
 # words; tex-refs none). Such a document marks its body "calibre", "calibre1", …; there the
 # navigation class names are dropped, and its structure decides (nav, roles, epub:type, blocks
-# made only of links; a footer on every page as repeated text). A heading's and a link's are
-# kept (mistaken, they cost a title, not text: the contents' own headings went with them;
-# Sphinx's "¶" stays out), and so is a box's class ("caution", "note": a styled box keeps a
-# style of its own; mistaken, it costs headings).
+# made only of links; a footer on every page as repeated text). A heading's and those inside
+# it are kept (mistaken, they cost a title, not text: the contents' own headings went with
+# them; Sphinx's "¶" stays out), and so is a box's class ("caution", "note": a styled box keeps
+# a style of its own; mistaken, it costs headings).
 _CALIBRE_BODY = re.compile(r"calibre\d*")
 _HEADINGS = {f"h{n}" for n in range(1, 7)}
 _EDGE = 3  # blocks at each end of a document that may be a running header or footer
@@ -123,18 +123,20 @@ def links_away(heading: etree._Element) -> bool:
 
 def drop_renamed_classes(body: etree._Element) -> None:
     """In a page calibre converted (`_CALIBRE_BODY`), the class names that would make an
-    element but a heading or a link navigation removed, in place: its class names are the
+    element navigation removed but in headings, in place: its class names are the
     converter's, not the author's."""
     if not _CALIBRE_BODY.fullmatch(body.get("class") or ""):
         return
+    # the elements themselves, not their id(): lxml's proxies of other nodes reuse those
+    in_headings = {
+        node
+        for el in body.iter()
+        if isinstance(el.tag, str) and local_name(el) in _HEADINGS
+        for node in el.iter()
+    }
     for el in body.iter():
         classes = el.get("class") if isinstance(el.tag, str) else None
-        if (
-            classes
-            and _CHROME_CLASSES.intersection(classes.split())
-            and local_name(el) not in _HEADINGS
-            and local_name(el) != "a"
-        ):
+        if classes and _CHROME_CLASSES.intersection(classes.split()) and id(el) not in in_headings:
             el.set("class", " ".join(c for c in classes.split() if c not in _CHROME_CLASSES))
 
 

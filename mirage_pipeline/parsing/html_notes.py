@@ -3,6 +3,7 @@ the notes themselves, each moved after the paragraph that first cites it."""
 
 from __future__ import annotations
 
+import posixpath
 from dataclasses import replace
 from typing import Protocol, TypeVar
 
@@ -61,27 +62,36 @@ def is_note(el: etree._Element) -> bool:
 
 
 def note_targets(el: etree._Element) -> tuple[str, ...]:
-    """The places in its own page the links in `el` point to ("fn1" of "#fn1"); a link to
-    another page's "#fn1" is no reference to this page's note."""
+    """The links in `el` to places ("#fn1", "ch01.xhtml#fn1")."""
     return tuple(
-        href[1:]
+        href
         for node in el.iter()
         if isinstance(node.tag, str)
         and local_name(node) == "a"
-        and (href := node.get("href") or "").startswith("#")
+        and "#" in (href := node.get("href") or "")
     )
 
 
-def place_notes(events: list[E]) -> None:
+def _in_page(href: str, path: str) -> str | None:
+    """The place in the page at `path` a link points to ("fn1" of "#fn1", or of "ch01.xhtml#fn1"
+    in ch01.xhtml); None for a place in another page."""
+    page, _, place = href.partition("#")
+    if page and posixpath.basename(page) != posixpath.basename(path):
+        return None
+    return place
+
+
+def place_notes(events: list[E], path: str = "") -> None:
     """Each footnote moved after the first block of the page that links to it, and made a
     block, in place: pandoc's notes stood at the chapter's end as a list, filed under its last
-    section. A note nothing on its page links to stays where it is."""
+    section. A note nothing on its page links to stays where it is; a link to another page's
+    "#fn1" is no reference to this page's (`path`'s) fn1."""
     notes = {e.anchor: i for i, e in enumerate(events) if e.kind == "note" and e.anchor}
     after: dict[int, list[int]] = {}
     moved: set[int] = set()
     for i, event in enumerate(events):
         for ref in event.refs if event.kind == "block" else ():
-            j = notes.get(ref)
+            j = notes.get(_in_page(ref, path) or "")
             if j is not None and j not in moved:
                 moved.add(j)
                 after.setdefault(i, []).append(j)

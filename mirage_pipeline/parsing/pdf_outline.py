@@ -171,9 +171,9 @@ def numbered_below(
         return headings
     taken = {i for h in headings for i in h.lines}
     numbers = {found[1] for h in headings if (found := _SECTION_NUMBER.match(h.title.strip()))}
-    # … and their titles: an outline whose deeper entries are unnumbered (texinfo's) holds
-    # "Extending TeX Live" that the page numbers "6.6 Extending TEX Live"
-    titles = {_norm(_SECTION_NUMBER.sub("", h.title.strip(), count=1)) for h in headings}
+    # … and the titles of its unnumbered entries: texinfo's outline holds "Extending TeX Live"
+    # that the page numbers "6.6 Extending TEX Live"
+    titles = {_norm(h.title) for h in headings if not _SECTION_NUMBER.match(h.title.strip())}
     titles.discard("")
     starts = sorted(headings, key=lambda h: h.start)
     added: list[Heading] = []
@@ -194,7 +194,7 @@ def numbered_below(
         own = _title_lines(lines, i)
         text = " ".join(lines[j].text.strip() for j in own)
         if (
-            len(text) > _TITLE_MAX
+            not own
             or text.endswith((".", ",", ";", ":"))
             or text == found[0]
             or _norm(text[found.end() :]) in titles
@@ -212,22 +212,24 @@ def _title_lines(lines: list[Line], first: int) -> tuple[int, ...]:
     """The lines of a title opening at `first`: it and the bold lines after it in its block,
     on its row or the next ones (a title wrapped, or its words in pieces: "5.14.2.1." |
     "Устаревание", "5.10.3.3." | "wanna-build" in a monospaced font), up to a line opening
-    with a number of its own, as long as a title may be."""
+    with a number of its own; none when they run longer than a title (a bold numbered clause
+    of a contract)."""
     own = [first]
     length = len(lines[first].text)
     for j in range(first + 1, len(lines)):
         line, above = lines[j], lines[own[-1]]
-        length += len(line.text) + 1
         if (
             not line.bold
             or line.block != above.block
             or not 0 <= line.y0 - above.y0 <= _LINE_STEP * above.size
             or _SECTION_NUMBER.match(line.text.strip())
-            or length > _TITLE_MAX
         ):
             break
+        length += len(line.text) + 1
+        if length > _TITLE_MAX:
+            return ()
         own.append(j)
-    return tuple(own)
+    return tuple(own) if length <= _TITLE_MAX else ()
 
 
 def _open(stack: list[tuple[str, int]], title: str, level: int) -> None:

@@ -35,10 +35,10 @@ _NAV_BAR = re.compile(r"^\[?\s*[^\W\d_][\w .'-]{0,30}(?:\s\|\s*[^\W\d_][\w .'-]{
 # A line of prose ends a sentence or a clause, or runs to many words with a comma among them; a
 # running head is a title ("2.2. C++’S HISTORY", "Chapter 9: List of Commands in the Gri
 # Language", "When to change the headers and footers?").
+_PROSE_REPEATS = 3  # pages a line of prose may recur on ("1 Ibid., p. 11.", digits aside)
 _CLAUSE_END = re.compile(r"[.,;:!][\"'»”’)\]]*$")
 _TITLE_START = re.compile(
-    r"^(?:\d+(?:\.\d+)+\.?|§|chapter|part|section|appendix|глава|часть|раздел|приложение"
-    r"|статья)\s",
+    r"^(?:\d+(?:\.\d+)+\.?|chapter|part|section|appendix|глава|часть|раздел|приложение)\s",
     re.IGNORECASE,
 )
 
@@ -157,7 +157,7 @@ class _Recurring:
     def running(self, line: Line, zone: str | None, page: PageLines) -> bool:
         """Whether `line` (in the edge row `zone` of `page`, or None) is furniture by what
         recurs: its text or slot at the page's edge, its place, or a navigation bar. A slot
-        alone does not make a line of prose found on one page only furniture: a document
+        alone does not make a line of prose found on one or two pages furniture: a document
         without running heads (pandoc's DOCX, printed by LibreOffice) sets each page's first
         line, and its last footnote's, at one height, and they went (a 13-page chapter: 15
         lines, 6 of its 8 footnotes); a chapter's title over five pages still goes, however
@@ -169,7 +169,9 @@ class _Recurring:
             if self.by_text[(zone, line.norm)] >= self.text_min or (
                 self.by_slot[slot] >= self.slot_min
                 and self.by_slot[slot] > 2 * self.body_slots[slot]
-                and not (self.by_text[(zone, line.norm)] == 1 and _reads_as_prose(line.text))
+                and not (
+                    self.by_text[(zone, line.norm)] < _PROSE_REPEATS and _reads_as_prose(line.text)
+                )
             ):
                 return True
         if _placed(line, page, self.outermost[page.number]):

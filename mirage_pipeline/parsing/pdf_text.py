@@ -12,18 +12,19 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
-from mirage_pipeline.morphology import is_numeral, known_word
+from mirage_pipeline.morphology import is_numeral, known_word, takes_ka
 from mirage_pipeline.parsing.pdf_contents_pages import LEADER
 from mirage_pipeline.parsing.pdf_lines import Line
 
 # Prefixes whose hyphen is part of the word (non-privileged, self-contained, кое-что).
 _REAL_HYPHEN = re.compile(
-    r"(?:^|\W)(?:non|self|well|co|cross|half|semi|multi|re|pre|post|anti|кое|какой|что)-$",
+    r"(?:^|\W)(?:non|self|well|co|cross|half|semi|multi|re|pre|post|anti|кое|какой|что"
+    r"|веб|топ|экс|шоу|вице|поп|чат|пресс|медиа|онлайн|интернет)-$",
     re.IGNORECASE,
 )
 # Russian particles written after a hyphen: "кто-нибудь", "чья-либо", "всё-таки" ("мес-" +
-# "то" is a word broken before its last syllable: the dictionary knows "место"; not "-ка":
-# "Свет-" + "ка", "гиф-" + "ка" are words the dictionary does not know, broken)
+# "то" is a word broken before its last syllable: the dictionary knows "место"); "-ка" after an
+# imperative or "ну" only ("давай-ка"; "Свет-" + "ка", "гиф-" + "ка" are words broken)
 _PARTICLES = frozenset({"то", "либо", "нибудь", "таки"})
 # "во-" and "в-" stay with an ordinal ("во-первых", "в-третьих"); "во-/просов" is one word.
 _ORDINAL_AFTER_VO = re.compile(
@@ -226,7 +227,7 @@ def _russian_compound(left: str, right: str, vocabulary: Vocabulary) -> bool:
     "жить")."""
     if known_word(left + right):
         return False
-    if right in _PARTICLES:
+    if right in _PARTICLES or (right == "ка" and takes_ka(left)):
         return True
     words = vocabulary.words()
     return (

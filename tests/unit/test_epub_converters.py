@@ -235,3 +235,27 @@ def test_a_heading_only_title_page_names_the_book_and_calibre_keeps_sphinx_marks
     doc = parse_document(data, "devref.epub")
     assert doc.title == "Debian Developer's Reference"
     assert "¶" not in " ".join(s.title for _, s in doc.root.walk())
+
+
+def test_a_link_naming_its_own_page_places_a_note_and_calibres_links_keep_their_words() -> None:
+    """A reference written with its page's own file name ("p.xhtml#n1" in p.xhtml) is a
+    reference to this page's note; in calibre's output a link outside a heading keeps its
+    words whatever its class (the converter's "toc" on an inline link)."""
+    body = (
+        "<h1>Build</h1><p>Alpha<a href='p.xhtml#n1'><sup>1</sup></a>.</p><p>Beta.</p>"
+        '<aside epub:type="footnote" id="n1"><p>1 The note.</p></aside>'
+        "<p>See <a class='toc' href='q.xhtml'>the build chapter</a> for the steps.</p>"
+    )
+    page = (
+        '<?xml version="1.0" encoding="utf-8"?>\n<html xmlns="http://www.w3.org/1999/xhtml"'
+        ' xmlns:epub="http://www.idpf.org/2007/ops"><head><title>B</title></head>'
+        f"<body class='calibre'>{body}</body></html>"
+    )
+    nav = _nav("en", [("p.xhtml", "Build")])
+    data = _epub({"nav.xhtml": nav, "p.xhtml": page}, ["nav.xhtml", "p.xhtml"])
+    assert _texts(parse_document(data, "b.epub")) == [
+        "Alpha¹.",
+        "1 The note.",
+        "Beta.",
+        "See the build chapter for the steps.",
+    ]

@@ -478,3 +478,29 @@ def test_numbered_headings_below_the_outline_stop_at_the_next_number_and_its_tit
     titles = [title for _, title in _levels(parse_document(doc.tobytes(), "tlbuild.pdf"))]
     assert titles[:4] == ["6 Building", "6.1 Scope", "6.2 Terms", "6.3 Usage"]
     assert "6.6 Extending TeX Live" not in titles and "Extending TeX Live" in titles
+
+
+def test_a_numbered_heading_sharing_a_numbered_entrys_words_and_a_long_bold_clause() -> None:
+    """A numbered heading below the outline whose words a numbered entry elsewhere also has
+    ("2.1.1 Overview" under "1 Overview") is a heading of its own; a bold numbered clause
+    longer than a title (a contract's "2.1.1 The tenant shall …") is none."""
+    clause = [
+        "2.1.2 The tenant shall keep the premises in good repair and condition and",
+        "shall notify the landlord in writing of every defect that the tenant finds in",
+        "the premises, the fixtures or the appliances within seven days of finding it and",
+    ]
+    pages = [
+        [("1 Overview", 16, True, 0), *_body(2, 8), ("2 Install", 16, True, 12), *_body(1, 8)],
+        [
+            ("2.1 Steps", 13, True, 0),
+            *_body(1, 8),
+            ("2.1.1 Overview", 10, True, 12),
+            *_body(2, 2),
+            *[(text, 10, True, 12 if i == 0 else 2) for i, text in enumerate(clause)],
+            *_body(1, 2),
+        ],
+    ]
+    doc = pymupdf.open(stream=_pdf(pages))
+    doc.set_toc([[1, "1 Overview", 1], [1, "2 Install", 1], [2, "2.1 Steps", 2]])
+    titles = [title for _, title in _levels(parse_document(doc.tobytes(), "lease.pdf"))]
+    assert titles == ["1 Overview", "2 Install", "2.1 Steps", "2.1.1 Overview"]
