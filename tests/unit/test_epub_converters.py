@@ -8,15 +8,18 @@ from mirage_pipeline.parsing.model import ParsedDocument
 from tests.unit.test_epub_spine import _epub, _nav
 
 
-def _book(body: str, body_class: str = "", title: str = "История") -> ParsedDocument:
-    """A book of one page whose body is `body`, in the TOC as `title`."""
+def _book(
+    body: str, body_class: str = "", title: str = "История", language: str = "ru"
+) -> ParsedDocument:
+    """A book of one page, p.xhtml, whose body is `body`, in the TOC as `title`."""
     page = (
-        '<?xml version="1.0" encoding="utf-8"?>\n<html xmlns="http://www.w3.org/1999/xhtml">'
-        f'<head><title>{title}</title></head><body class="{body_class}">{body}</body></html>'
+        '<?xml version="1.0" encoding="utf-8"?>\n<html xmlns="http://www.w3.org/1999/xhtml"'
+        f' xmlns:epub="http://www.idpf.org/2007/ops"><head><title>{title}</title></head>'
+        f'<body class="{body_class}">{body}</body></html>'
     )
-    nav = _nav("ru", [("p.xhtml", title)])
-    data = _epub({"nav.xhtml": nav, "p.xhtml": page}, ["nav.xhtml", "p.xhtml"], language="ru")
-    return parse_document(data, "book.epub")
+    nav = _nav(language, [("p.xhtml", title)])
+    files = {"nav.xhtml": nav, "p.xhtml": page}
+    return parse_document(_epub(files, ["nav.xhtml", "p.xhtml"], language=language), "b.epub")
 
 
 def _texts(doc: ParsedDocument) -> list[str]:
@@ -92,14 +95,7 @@ def test_pandocs_notes_follow_the_paragraph_that_cites_them() -> None:
         '<li id="fn2" epub:type="footnote"><p>По сравнению с процессором.</p></li>'
         '<li id="fn9" epub:type="footnote"><p>Никем не цитируемая.</p></li></ol></section>'
     )
-    page = (
-        '<?xml version="1.0" encoding="utf-8"?>\n<html xmlns="http://www.w3.org/1999/xhtml"'
-        ' xmlns:epub="http://www.idpf.org/2007/ops"><head><title>Ч</title></head>'
-        f"<body>{body}</body></html>"
-    )
-    nav = _nav("ru", [("p.xhtml", "Асинхронность")])
-    data = _epub({"nav.xhtml": nav, "p.xhtml": page}, ["nav.xhtml", "p.xhtml"], language="ru")
-    doc = parse_document(data, "book.epub")
+    doc = _book(body, title="Асинхронность")
     sections = {s.title: [b.text for b in s.blocks] for _, s in doc.root.walk()}
     assert sections["Асинхронность"] == [
         "Он берёт задачу¹ и продолжает работу.",
@@ -202,14 +198,7 @@ def test_notes_are_placed_by_links_into_their_own_page_only() -> None:
         '<aside epub:type="footnote" id="n1"><p>1 The note.</p></aside>'
         '<ol><li>Plain item</li><li epub:type="footnote" id="n2">Not alone</li></ol>'
     )
-    page = (
-        '<?xml version="1.0" encoding="utf-8"?>\n<html xmlns="http://www.w3.org/1999/xhtml"'
-        ' xmlns:epub="http://www.idpf.org/2007/ops"><head><title>N</title></head>'
-        f"<body>{body}</body></html>"
-    )
-    nav = _nav("en", [("p.xhtml", "Notes")])
-    data = _epub({"nav.xhtml": nav, "p.xhtml": page}, ["nav.xhtml", "p.xhtml"])
-    assert _texts(parse_document(data, "n.epub")) == [
+    assert _texts(_book(body, title="Notes", language="en")) == [
         "Alpha¹.",
         "Beta.",
         "Gamma¹.",
@@ -246,14 +235,7 @@ def test_a_link_naming_its_own_page_places_a_note_and_calibres_links_keep_their_
         '<aside epub:type="footnote" id="n1"><p>1 The note.</p></aside>'
         "<p>See <a class='toc' href='q.xhtml'>the build chapter</a> for the steps.</p>"
     )
-    page = (
-        '<?xml version="1.0" encoding="utf-8"?>\n<html xmlns="http://www.w3.org/1999/xhtml"'
-        ' xmlns:epub="http://www.idpf.org/2007/ops"><head><title>B</title></head>'
-        f"<body class='calibre'>{body}</body></html>"
-    )
-    nav = _nav("en", [("p.xhtml", "Build")])
-    data = _epub({"nav.xhtml": nav, "p.xhtml": page}, ["nav.xhtml", "p.xhtml"])
-    assert _texts(parse_document(data, "b.epub")) == [
+    assert _texts(_book(body, "calibre", title="Build", language="en")) == [
         "Alpha¹.",
         "1 The note.",
         "Beta.",
