@@ -136,7 +136,7 @@ def drop_renamed_classes(body: etree._Element) -> None:
     }
     for el in body.iter():
         classes = el.get("class") if isinstance(el.tag, str) else None
-        if classes and _CHROME_CLASSES.intersection(classes.split()) and id(el) not in in_headings:
+        if classes and _CHROME_CLASSES.intersection(classes.split()) and el not in in_headings:
             el.set("class", " ".join(c for c in classes.split() if c not in _CHROME_CLASSES))
 
 

@@ -4,6 +4,7 @@ each style), pandoc's. Built in code; the probes behind them converted real book
 from __future__ import annotations
 
 from mirage_pipeline.parsing import parse_document
+from mirage_pipeline.parsing.html_blocks import read_xhtml
 from mirage_pipeline.parsing.model import ParsedDocument
 from tests.unit.test_epub_spine import _epub, _nav
 
@@ -241,3 +242,15 @@ def test_a_link_naming_its_own_page_places_a_note_and_calibres_links_keep_their_
         "Beta.",
         "See the build chapter for the steps.",
     ]
+
+
+def test_in_calibres_output_a_heading_keeps_its_navigation_class() -> None:
+    """A heading marked navigation (a contents page's "About", "User" set as <h1 class="toc">)
+    stays navigation in calibre's output: mistaken, it costs a title, not text."""
+    page = (
+        '<html xmlns="http://www.w3.org/1999/xhtml"><body class="calibre">'
+        '<h1 class="toc">About</h1><h1 class="toc">User</h1>'
+        '<div class="toc"><h2>1. Scope</h2><p>What the manual covers.</p></div></body></html>'
+    )
+    events = read_xhtml(page.encode()).events
+    assert [e.text for e in events if e.kind == "heading"] == ["1. Scope"]
