@@ -73,12 +73,7 @@ def _title(declared: str, documents: list[SpineDocument]) -> str:
     Developer's Reference"; not calibre's cover page before it, "Cover", an image)."""
     if declared and _SLUG.match(declared):
         pages = (
-            d
-            for d in documents
-            if d.linear
-            and d.doc.title
-            and not d.doc.is_nav
-            and any(e.kind in ("block", "heading") for e in d.doc.events)
+            d for d in documents if d.linear and d.doc.title and not d.doc.is_nav and d.doc.has_text
         )
         first = next((d.doc.title.strip() for d in pages), "")
         if " " in first and len(first) <= _TITLE_MAX:

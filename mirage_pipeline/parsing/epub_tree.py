@@ -71,7 +71,7 @@ def build_tree(documents: list[SpineDocument], toc: list[tuple[int, str, str]]) 
     for n, d in enumerate(documents):
         entries = sorted(placed.get(n, []), key=lambda p: p[0])  # stable: TOC order kept
         builder.document(d, before, entries)
-        if any(e.kind in ("block", "heading") for e in d.doc.events):
+        if d.doc.has_text:
             before = d
     return builder.finish()
 

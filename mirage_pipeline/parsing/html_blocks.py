@@ -95,6 +95,11 @@ class XhtmlDocument:
     lang: str | None = None  # declared on <html> or <body>
     is_nav: bool = False  # an EPUB navigation document (its table of contents)
 
+    @property
+    def has_text(self) -> bool:
+        """Whether it holds a heading or a block (not only an image, or navigation)."""
+        return any(e.kind in ("block", "heading") for e in self.events)
+
 
 def read_xhtml(content: bytes, path: str = "") -> XhtmlDocument:
     """Anchors (element ids), headings h1–h6 and text blocks of one XHTML document."""
@@ -221,9 +226,9 @@ def _walk(el: etree._Element, events: list[Event], lang: str | None, boxed: bool
                 run[-1] = run[-1].rstrip(" ")
             run.append(mark)
             refs.extend(note_targets(child))
-            later += [a for n in child.iter() if isinstance(n.tag, str) and (a := _anchor_of(n))]
+            later += _anchors_in(child)
         elif not _numbering(child):
-            anchors = [a for n in child.iter() if isinstance(n.tag, str) and (a := _anchor_of(n))]
+            anchors = _anchors_in(child)
             # the run's last character: joining the whole run for each child was quadratic
             before = next((part.rstrip()[-1] for part in reversed(run) if part.strip()), "")
             if anchors and (not before or before in _SENTENCE_ENDS):
@@ -267,6 +272,11 @@ def _holds_blocks(el: etree._Element) -> bool:
     """Whether `el` is, or holds, a block, a heading or a container other than <span>: what
     is walked rather than read as inline text."""
     return any(isinstance(node.tag, str) and local_name(node) in _BLOCK_LEVEL for node in el.iter())
+
+
+def _anchors_in(el: etree._Element) -> list[str]:
+    """The anchors of `el` and of every element inside it, in document order."""
+    return [a for node in el.iter() if isinstance(node.tag, str) and (a := _anchor_of(node))]
 
 
 def _anchor_of(el: etree._Element) -> str | None:

@@ -17,15 +17,12 @@ from mirage_pipeline.parsing.pdf_contents import (
     drop_contents_section,
     read_contents,
 )
-from mirage_pipeline.parsing.pdf_contents_pages import (
-    CONTENTS_TITLE,
-    drop_outline_entries,
-    drop_printed_contents,
-)
+from mirage_pipeline.parsing.pdf_contents_pages import CONTENTS_TITLE, drop_printed_contents
 from mirage_pipeline.parsing.pdf_headings import detect_headings
 from mirage_pipeline.parsing.pdf_lines import Line, PageLines, body_font_size, extract_lines
 from mirage_pipeline.parsing.pdf_notes import find_footnotes
 from mirage_pipeline.parsing.pdf_outline import (
+    drop_outline_entries,
     front_headings,
     locate_outline,
     numbered_below,

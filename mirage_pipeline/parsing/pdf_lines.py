@@ -179,8 +179,8 @@ class _LineReader:
                 fonts[s["font"]] = fonts.get(s["font"], 0) + len(s["text"])
             if samples is not None:
                 _sample(spans, samples, self.sampled)
-            text, note_mark = _mixed_text(spans)
             words = [s for s in spans if not s["text"].isspace()] or spans
+            text, note_mark = _mixed_text(spans, words)
             weights: Counter[tuple[float, bool, bool]] = Counter()
             for s in spans:
                 weights[(round(s["size"], 1), *self.style(s))] += len(s["text"].strip()) or 1
@@ -209,12 +209,11 @@ class _LineReader:
         )
 
 
-def _mixed_text(spans: list[dict]) -> tuple[str, bool]:
-    """The text of a line whose spans differ in font, and whether it opens with a footnote's
-    raised number: raised numbers inside it read as superscripts ("scripts.¹", "c² = a² +
-    b²" read "scripts. 1" and "c2 = a2 + b2"), a note's opening one stands apart ("¹Obviously"
-    would read "1Obviously")."""
-    words = [s for s in spans if not s["text"].isspace()] or spans
+def _mixed_text(spans: list[dict], words: list[dict]) -> tuple[str, bool]:
+    """The text of a line whose spans differ in font (`words`: those but spaces), and whether
+    it opens with a footnote's raised number: raised numbers inside it read as superscripts
+    ("scripts.¹", "c² = a² + b²" read "scripts. 1" and "c2 = a2 + b2"), a note's opening one
+    stands apart ("¹Obviously" would read "1Obviously")."""
     raised = False
     for before, after in itertools.pairwise(words):
         if _raised_number(after, before):

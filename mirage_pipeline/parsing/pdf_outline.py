@@ -1,6 +1,7 @@
 """Where a PDF's outline entries start: each placed at its heading's lines on its page, the
 entries repeated out of page order left out; and the headings the outline does not hold: those
-of the text before its first entry, and numbered ones below its depth."""
+of the text before its first entry, and numbered ones below its depth; and a contents made of
+its titles before it, which goes."""
 
 from __future__ import annotations
 
@@ -8,8 +9,9 @@ import itertools
 import re
 from dataclasses import replace
 
+from mirage_pipeline.parsing.pdf_contents_pages import CONTENTS_TITLE
 from mirage_pipeline.parsing.pdf_headings import CHAPTER_LABEL, Heading, detect_headings
-from mirage_pipeline.parsing.pdf_lines import Line
+from mirage_pipeline.parsing.pdf_lines import Line, PageLines
 
 _NOT_WORD = re.compile(r"[\W_]+")
 _FRONT_TEXT = 3000  # characters before the outline's first entry: more than a title page
@@ -264,3 +266,52 @@ def front_headings(
 
 def _style(line: Line) -> tuple[float, bool]:
     return round(line.size, 1), line.bold
+
+
+_ENTRIES_MIN = 3  # outline titles standing as lines before the outline starts
+_ENTRIES_SHARE = 0.6  # of a page's lines, for it to be a page of the contents
+
+
+def drop_outline_entries(pages: list[PageLines], toc: list[tuple[int, str, int]]) -> int:
+    """Remove, in place, a contents without page numbers before the outline's first page:
+    pages whose lines are mostly the titles of the outline's entries (and a "Contents" title),
+    when they hold at least three; return how many lines went. calibre prints an HTML book's
+    contents as links, an entry or a few a page (a history's first six pages: 280 words of
+    titles, indexed as text). A title page (the first entry's title on the first page) or a
+    table of numbers, titles and pages is not."""
+    first = min((page for _, _, page in toc if page > 0), default=0)
+    titles = {_norm(title) for _, title, _ in toc}
+    titles.discard("")
+    found: dict[int, set[int]] = {}  # page number → ids of its lines that are titles
+    for page in pages:
+        if page.number >= first:
+            break
+        entries = {
+            id(line)
+            for line in page.lines
+            if _norm(line.text) in titles
+            and not (page.number == 1 and line.text.strip() == toc[0][1])  # the title page
+        }
+        rest = [
+            line
+            for line in page.lines
+            if id(line) not in entries and not CONTENTS_TITLE.match(line.text.strip())
+        ]
+        if entries and len(entries) >= _ENTRIES_SHARE * (len(entries) + len(rest)):
+            found[page.number] = entries
+    if sum(map(len, found.values())) < _ENTRIES_MIN:
+        return 0
+    gone = 0
+    for page in pages:
+        if page.number >= first:
+            break
+        if page.number in found or page.number + 1 in found:  # its title on the page before
+            entries = found.get(page.number, set())
+            kept = [
+                line
+                for line in page.lines
+                if id(line) not in entries and not CONTENTS_TITLE.match(line.text.strip())
+            ]
+            gone += len(page.lines) - len(kept)
+            page.lines = kept
+    return gone

@@ -202,10 +202,7 @@ def _keeps_hyphen(text: str, part: str, vocabulary: Vocabulary, mono: bool) -> b
             return True  # "program-specific": both halves are words of the document
     elif _CYRILLIC.fullmatch(folded_left) and _CYRILLIC.fullmatch(folded_right):
         if vocabulary.russian():
-            # "кое-" + "что": a prefix whose hyphen is the word's (_REAL_HYPHEN)
-            return _russian_compound(folded_left, folded_right, vocabulary) or (
-                not known_word(folded_left + folded_right) and bool(_REAL_HYPHEN.search(tail))
-            )
+            return _russian_hyphen(folded_left, folded_right, tail, vocabulary)
         if (
             _halves_are_words(folded_left, folded_right, vocabulary)
             and known_word(folded_left)
@@ -218,19 +215,20 @@ def _keeps_hyphen(text: str, part: str, vocabulary: Vocabulary, mono: bool) -> b
     return bool(_REAL_HYPHEN.search(tail))
 
 
-def _russian_compound(left: str, right: str, vocabulary: Vocabulary) -> bool:
-    """Whether a Russian word broken at a line-end hyphen is a compound: a word and a particle
-    ("чья-" + "нибудь"), or two words the dictionary knows, one of which the document writes
-    whole, whose join it does not know, four letters each at least ("функциями-" +
-    "обработчиками", "ярко-" + "белой"); not a word whose join it knows ("мес-" + "то"), a
-    numeral's combining form ("двух-" + "буквенный"), a syllable ("вы-" + "полняется", "мер-" +
-    "жить")."""
+def _russian_hyphen(left: str, right: str, tail: str, vocabulary: Vocabulary) -> bool:
+    """Whether the hyphen between the halves of a Russian word broken at a line end is the
+    word's: a word and a particle ("чья-" + "нибудь"); two words the dictionary knows, one of
+    which the document writes whole, whose join it does not know, four letters each at least
+    ("функциями-" + "обработчиками", "ярко-" + "белой"); a prefix whose hyphen is the word's
+    ("кое-" + "что", `_REAL_HYPHEN`). Not a word whose join the dictionary knows ("мес-" + "то"),
+    a numeral's combining form ("двух-" + "буквенный"), a syllable ("вы-" + "полняется",
+    "мер-" + "жить")."""
     if known_word(left + right):
         return False
     if right in _PARTICLES or (right == "ка" and takes_ka(left)):
         return True
     words = vocabulary.words()
-    return (
+    compound = (
         min(len(left), len(right)) >= _RUSSIAN_PART_MIN
         and len(left) + len(right) >= _RUSSIAN_COMPOUND_MIN
         and (left in words or right in words)
@@ -238,6 +236,7 @@ def _russian_compound(left: str, right: str, vocabulary: Vocabulary) -> bool:
         and known_word(right)
         and not (is_numeral(left) and not is_numeral(right))
     )
+    return compound or bool(_REAL_HYPHEN.search(tail))
 
 
 def _halves_are_words(left: str, right: str, vocabulary: Vocabulary) -> bool:
