@@ -598,6 +598,58 @@ def test_footnotes_are_blocks_of_their_own_after_the_paragraph() -> None:
     assert blocks[1].page == blocks[2].page == 1
 
 
+def test_plain_tex_notes_marked_a_point_smaller_and_raised_are_footnotes() -> None:
+    """TeX for the Impatient: a note's mark is set in 7 points beside its 8-point text and
+    raised 2.8 points (a seventh smaller, not 15 %): the notes were read as paragraphs, two
+    of them one paragraph, and the page's paragraph running on to the next page was cut."""
+    first = "so reading with \\read is very different from reading with an input file."
+    pdf = _pdf(
+        [
+            [
+                *_lines(60, 100, [BODY_LINE] * 3),
+                (60, 136, "TeX takes any input stream number", "helv", 10),
+                (60, 697.2, "7", "helv", 7),
+                (66, 700, "Families 2 and 3 are special in that their font files", "helv", 8),
+                (60, 710, "must include parameters for math spacing.", "helv", 8),
+                (60, 717.2, "8", "helv", 7),
+                (66, 720, "This is the usual convention, but TeXs may differ.", "helv", 8),
+            ],
+            _lines(60, 100, ["not between 0 and 15 to refer to the terminal.", first]),
+        ]
+    )
+    texts = [b.text for b in _blocks(parse_document(pdf, "impatient.pdf"))]
+    assert texts == [
+        " ".join([BODY_LINE] * 3) + " TeX takes any input stream number not between 0 and 15 "
+        "to refer to the terminal. " + first,
+        "7 Families 2 and 3 are special in that their font files must include parameters for "
+        "math spacing.",
+        "8 This is the usual convention, but TeXs may differ.",
+    ]
+
+
+def test_notes_opening_with_a_fonts_own_superscript_digits_are_footnotes() -> None:
+    """XeTeX and dblatex set a note's number with the font's superscript digits, in the text
+    ("¹⁰То есть: …", "³Press …"): the note was a paragraph, and the paragraph going on to
+    the next page was cut at it ("… чтобы вы смогли убедиться, что это" | "именно тот
+    компьютер.")."""
+    pdf = _pdf(
+        [
+            [
+                *_lines(60, 100, [BODY_LINE] * 3),
+                (60, 136, "so that you can check that it is", "helv", 10),
+                (60, 700, "\u00b3That is: press the left Alt key and F2 at once.", "helv", 8),
+            ],
+            _lines(60, 100, ["the very machine you meant to reach."]),
+        ]
+    )
+    texts = [b.text for b in _blocks(parse_document(pdf, "install.pdf"))]
+    assert texts == [
+        " ".join([BODY_LINE] * 3)
+        + " so that you can check that it is the very machine you meant to reach.",
+        "\u00b3 That is: press the left Alt key and F2 at once.",
+    ]
+
+
 BODY_LINE = "A package is built from its source with the tools of the release it is for."
 
 
