@@ -6,6 +6,8 @@ Rules, in order of precedence:
   between words — never inside a word;
 - consecutive sections of one chapter share a chunk only while the chunk is still smaller than
   `min_tokens` (small sections merge with their neighbour), unless a policy keeps them apart;
+  the small end of a section split into chunks goes back into the chunk before it when both
+  fit, rather than being joined by the next section (cited for it);
 - inside one section, a chunk that follows another starts with the tail of the previous one
   (`overlap_tokens`), so a sentence cut at a boundary is still found whole;
 - the embedder reads `heading path + content`, and that stays under `max_tokens`.
@@ -137,11 +139,19 @@ class _Builder:
         current: list[_Piece] = []
         size = 0
         previous: Section | None = None
+        previous_target = self.policy.target_tokens
         for headings, section in sections:
             self.paths[id(section)] = headings
             prefix_tokens = self.count(self._prefix(headings)) + 2
             target = min(self.policy.target_tokens, self.policy.max_tokens - prefix_tokens)
             before = previous.chunking if previous is not None else None
+            if current and before is None and self._split_tail(current, groups, previous):
+                # the small end of a section split into chunks goes back into the chunk
+                # before when both fit, not on with the next section
+                tail = [p for p in current if not p.overlap]
+                if sum(p.tokens for p in groups[-1] + tail) <= previous_target:
+                    groups[-1].extend(tail)
+                    current, size = [], 0
             if current and (
                 section.chunking == "apart"
                 or before == "apart"
@@ -180,7 +190,7 @@ class _Builder:
                     size = sum(p.tokens for p in current)
                 current.append(piece)
                 size += piece.tokens
-            previous = section
+            previous, previous_target = section, target
         if current:
             groups.append(current)
         # A last small chunk joins the one before it when both fit together.
@@ -202,6 +212,20 @@ class _Builder:
                 groups[-1].extend(tail)
         for pieces in groups:
             self._emit(chapter, pieces)
+
+    def _split_tail(
+        self, current: list[_Piece], groups: list[list[_Piece]], section: Section | None
+    ) -> bool:
+        """`current` holds only the end of `section`, whose text began in the chunk before, and
+        less than `min_tokens` of it: the next section would join it and, being most of the
+        chunk's text, be cited for the end of this one."""
+        return (
+            section is not None
+            and bool(groups)
+            and any(p.section is section and not p.heading for p in groups[-1])
+            and all(p.section is section for p in current)
+            and sum(p.tokens for p in current if not p.overlap) < self.policy.min_tokens
+        )
 
     def _prefix(self, headings: list[str]) -> str:
         """The book's title and the chunk's headings; a top heading that is the title (a

@@ -14,7 +14,7 @@ from mirage_pipeline.chunking import ChunkingPolicy, chunk_document
 from mirage_pipeline.parsing import parse_document
 from mirage_pipeline.parsing.model import Block, ParsedDocument, Section
 from mirage_pipeline.parsing.policy import policy_from_mapping
-from mirage_pipeline.token_estimate import TokenEstimator
+from mirage_pipeline.token_estimate import TokenEstimator, stable_bucket
 
 SENTENCES = [
     f"Sentence number {n} talks about the {topic} of retrieval systems in some detail."
@@ -126,6 +126,35 @@ def test_a_joining_section_brings_every_heading_its_text_sits_under(count) -> No
         "5.15. /var/tmp : Temporary files",
         "5.15.1. Purpose",
     ]
+
+
+def test_the_small_end_of_a_split_section_goes_back_into_its_chunk(count) -> None:
+    """The installation guide's time zone section: its first chunk ended early, at a
+    paragraph chosen by its text (content-defined boundaries), its last paragraph made a
+    small chunk, and the next section joined that chunk: "the time zone can be given at boot
+    with time/zone=" was cited under "Partitioning disks". The end goes back into its own
+    section's chunk when both fit; a small section still joins its neighbour."""
+
+    def paragraphs(topic: str, n: int) -> list[Block]:
+        return [
+            Block("paragraph", " ".join(SENTENCES[i * 5 : i * 5 + 5]).replace("retrieval", topic))
+            for i in range(n)
+        ]
+
+    second_way = "The second way: the time zone can be given at boot with time/zone=value."
+    assert stable_bucket(second_way) % 2 == 0  # a paragraph a chunk may end before
+    time_zone = Section("Setting the time zone", 2, blocks=paragraphs("clock", 3))
+    time_zone.blocks.append(Block("paragraph", second_way))
+    disks = Section("Partitioning disks", 2, blocks=paragraphs("disk", 3))
+    users = Section("Users", 2, blocks=[Block("paragraph", "A few words on users.")])
+    chapter = Section("Installing", 1, children=[time_zone, disks, users])
+    doc = ParsedDocument("pdf", "Guide", Section("", 0, children=[chapter]))
+    chunks = chunk_document(doc, count, ChunkingPolicy.for_window(512))
+    (clock,) = [c for c in chunks if "clock" in c.content or "time zone" in c.content]
+    assert clock.content.endswith(second_way) and "disk" not in clock.content
+    assert clock.structure["section"] == "Setting the time zone"
+    # a small section joins the chunk of the one before it
+    assert "A few words on users." in chunks[-1].content and "disk" in chunks[-1].content
 
 
 def test_estimated_counts_stay_close_to_the_tokenizer(count) -> None:
