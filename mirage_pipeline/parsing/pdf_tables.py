@@ -20,7 +20,7 @@ from __future__ import annotations
 import itertools
 import re
 import statistics
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from mirage_pipeline.parsing.pdf_lines import Line, PageLines, rows_of
 from mirage_pipeline.parsing.pdf_text import Vocabulary, join_text
@@ -51,9 +51,10 @@ def find_tables(pages: list[PageLines], body_size: float) -> list[Table]:
     found = []
     words = Vocabulary(line.text for page in pages for line in page.lines)
     for page in pages:
+        grouped, parts = _centred_cells(rows_of(page.lines), words)
         rows = [
-            [] if max(ln.size for ln in row) > 1.15 * body_size else _cells(row)
-            for row in rows_of(page.lines)
+            [] if max(ln.size for ln in row) > 1.15 * body_size else _cells(row, parts)
+            for row in grouped
         ]
         start = 0
         while start < len(rows):
@@ -65,6 +66,7 @@ def find_tables(pages: list[PageLines], body_size: float) -> list[Table]:
                 _table(page.number, rows[start:end], words) if end - start >= _MIN_ROWS else None
             )
             if table is not None:
+                table.lines = [part for ln in table.lines for part in parts.get(id(ln), [ln])]
                 found.append(table)
                 start = end
             else:
@@ -72,11 +74,91 @@ def find_tables(pages: list[PageLines], body_size: float) -> list[Table]:
     return found
 
 
-def _cells(row: list[Line]) -> list[Line]:
-    """The row's lines left to right, when they stand apart as cells (a gap between each)."""
+def _centred_cells(
+    rows: list[list[Line]], words: Vocabulary
+) -> tuple[list[list[Line]], dict[int, list[Line]]]:
+    """Rows with their vertically centred cells made whole. DocBook's tables (dblatex) and
+    LaTeX's m-columns centre a row's cells on its height: a cell of two lines has one line
+    above the row's other cells and one below, each a row of its own ("return the NUL
+    character (not the same as the" | "/dev/zero | read" | "number zero ASCII)"), and the line
+    above went on with the row before (or, two such lines in a row, ended the table). A row
+    of cells with lone lines of one column above it and as many below, each side half a line
+    away, gets them as one cell; a cell of an odd count of lines, its middle one in the row,
+    once the page has shown a centred cell of an even one (else it is a cell wrapped onto the
+    lines under the row's, and the row above's wrapped cell). Also the lines each merged
+    cell is made of."""
+    merged: dict[int, list[Line]] = {}
+    taken: set[int] = set()  # rows whose line went into a cell
+    out = [list(row) for row in rows]
+    for odd in (False, True):
+        if odd and not merged:
+            break
+        for i, row in enumerate(rows):
+            if len(row) < 2 or i in taken or i == 0 or len(rows[i - 1]) != 1:
+                continue
+            column = rows[i - 1][0].x0
+            ups = _lone_lines(rows, i, column, -1, taken)
+            downs = _lone_lines(rows, i, column, 1, taken)
+            if not ups or len(downs) < len(ups) or column <= min(ln.x0 for ln in row) + 1:
+                continue
+            downs = downs[: len(ups)]  # lines further down may be the next row's cell
+            y, size = row[0].y0, rows[ups[0]][0].size
+            up, down = y - rows[ups[0]][0].y0, rows[downs[0]][0].y0 - y
+            middle = [ln for ln in row if abs(ln.x0 - column) <= _COLUMN_SLACK]
+            if abs(up - down) > 1 or bool(middle) != odd or up > (1.6 if odd else 0.8) * size:
+                continue
+            # a row with a cell of two lines or more stands further from the rows around it
+            # than its lines from each other (two rows' logos set below their baselines,
+            # "TEX" | "\\LaTeX" | "LATEX", are no cell)
+            pitch = up + down if not odd else up
+            if any(abs(y - other) < 1.3 * pitch for other in _row_tops(rows, ups, downs)):
+                continue
+            lines = [rows[j][0] for j in reversed(ups)] + middle + [rows[j][0] for j in downs]
+            text = ""
+            for line in lines:
+                text = join_text(text, line.text, words)
+            cell = replace(lines[0], text=text, y0=y, x1=max(ln.x1 for ln in lines))
+            merged[id(cell)] = lines
+            out[i] = [ln for ln in row if ln not in middle] + [cell]
+            taken.update(ups + downs)
+    if not merged:
+        return rows, {}
+    return [row for j, row in enumerate(out) if j not in taken], merged
+
+
+def _row_tops(rows: list[list[Line]], ups: list[int], downs: list[int]) -> list[float]:
+    """The tops of the rows of cells next above and below a centred cell's lines."""
+    above = [rows[j][0].y0 for j in range(ups[-1] - 1, -1, -1) if len(rows[j]) >= 2][:1]
+    below = [rows[j][0].y0 for j in range(downs[-1] + 1, len(rows)) if len(rows[j]) >= 2][:1]
+    return above + below
+
+
+def _lone_lines(
+    rows: list[list[Line]], i: int, column: float, step: int, taken: set[int]
+) -> list[int]:
+    """The rows of one line in `column` next to row `i`, going up (`step` -1) or down, one
+    line's height apart: the lines of a cell centred on row `i`, nearest first (their
+    indices)."""
+    found: list[int] = []
+    j = i + step
+    while 0 <= j < len(rows) and j not in taken and len(rows[j]) == 1:
+        line = rows[j][0]
+        if abs(line.x0 - column) > _COLUMN_SLACK or not _WORD.search(line.text):
+            break  # another column's, or a glyph of a tall sign's pieces ("⎫" | "⎭")
+        if found and abs(line.y0 - rows[found[-1]][0].y0) > 1.6 * line.size:
+            break
+        found.append(j)
+        j += step
+    return found
+
+
+def _cells(row: list[Line], parts: dict[int, list[Line]] | None = None) -> list[Line]:
+    """The row's lines left to right, when they stand apart as cells (a gap between each).
+    `parts`: the lines of each centred cell made whole, the widest of them its width."""
     cells = sorted(row, key=lambda ln: ln.x0)
     for left, right in itertools.pairwise(cells):
-        gap = right.x0 - (left.x0 + 0.45 * left.size * len(left.text))
+        chars = max(len(ln.text) for ln in parts.get(id(left), [left])) if parts else len(left.text)
+        gap = right.x0 - (left.x0 + 0.45 * left.size * chars)
         if gap < left.size:  # touching: one line of text broken into spans, not two cells
             return [cells[0]]
     return cells

@@ -1254,6 +1254,52 @@ def test_a_table_row_whose_cells_wrap_beside_a_second_option_is_one_row() -> Non
     ]
 
 
+def test_a_cell_centred_on_its_row_is_one_cell_of_that_row() -> None:
+    """DocBook's tables (dblatex: the Debian Reference) centre a row's cells on its height: a
+    description of two lines has one line above the row's other cells and one below (of
+    three, the middle one beside them). The
+    line above went on with the row before ("/dev/null | write | return nothing … return the
+    NUL character (not the same as the" | "/dev/zero | read") and two such lines in a row
+    ended the table. A logo set below its row's line ("\\TeX" | "TeX", the row pitch
+    apart) is no centred cell."""
+    rows = [
+        ("/dev/null", "read", ["return end-of-file"]),
+        ("/dev/null", "write", ["return nothing (a bottomless data dump pit)"]),
+        ("/dev/zero", "read", ["return the NUL character (not the same as the", "number zero)"]),
+        ("/dev/random", "read", ["return random characters from a true random", "generator"]),
+        ("/dev/urandom", "read", ["return random characters from a", "secure", "generator"]),
+        ("/dev/full", "write", ["return the disk-full error"]),
+    ]
+    runs: list[Run] = [(60, 90, "There are some special device files.", "helv", 10)]
+    runs += [(60, 112, t, "hebo", 10) for t in ["device file"]]
+    runs += [(160, 112, "action", "hebo", 10), (240, 112, "description", "hebo", 10)]
+    y = 112.0
+    for name, action, text in rows:
+        y += 12 + 6 * len(text)  # a row as tall as its tallest cell, and padding
+        runs += [(60, y, name, "cour", 10), (160, y, action, "helv", 10)]
+        top = y - 6 * (len(text) - 1)
+        runs += [(240, top + 12 * i, line, "helv", 10) for i, line in enumerate(text)]
+    logos = [("\\today", "June 1, 2003"), ("\\TeX", ""), ("\\LaTeX", ""), ("\\LaTeXe", "LaTeX2e")]
+    for n, (command, example) in enumerate(logos):
+        row = 400 + 13.5 * n
+        runs += [(60, row, command, "cour", 10), (240, row, f"The name {command[1:]}", "helv", 10)]
+        if example:
+            runs.append((160, row, example, "helv", 10))
+    runs += [(160, 420.3, "TeX", "helv", 10), (160, 433.8, "LaTeX", "helv", 10)]
+    tables = [b.text for b in _blocks(parse_document(_pdf([runs]), "ref.pdf")) if b.kind == "table"]
+    assert tables[0] == (
+        "device file | action | description\n"
+        "/dev/null | read | return end-of-file\n"
+        "/dev/null | write | return nothing (a bottomless data dump pit)\n"
+        "/dev/zero | read | return the NUL character (not the same as the number zero)\n"
+        "/dev/random | read | return random characters from a true random generator\n"
+        # three lines, the middle one beside the row's other cells
+        "/dev/urandom | read | return random characters from a secure generator\n"
+        "/dev/full | write | return the disk-full error"
+    )
+    assert "\\TeX | TeX | The name TeX\n\\LaTeX | LaTeX | The name LaTeX" in tables[1]
+
+
 def test_a_numbered_code_listing_is_code_not_a_table() -> None:
     """A documented LaTeX source (eskd's, fancyhdr's, babel's) numbers its code lines apart
     from them and indents with the code: read as a table's columns, it was indexed as
