@@ -70,6 +70,7 @@ def build_tree(
         margins[key] = max(margins.get(key, 0.0), line.x1)
         lefts[key] = min(lefts.get(key, line.x0), line.x0)
     builder = _Builder(Vocabulary(line.text for line in lines), margins, lefts, listings)
+    builder.bottom = _text_bottom(lines, skip | aside, notes)
     front: Section | None = None
     paragraph: list[Line] = []
     note: list[Line] = []
@@ -225,17 +226,23 @@ class _Builder:
         self.listings = listings  # pages whose first listing goes on from the page before
         self.notes: set[int] = set()  # ids of footnote and margin-note blocks
         self.ends: dict[int, Line] = {}  # paragraph block id → its last line
+        self.code_ends: dict[int, Line] = {}  # listing block id → its last line
+        self.bottom = float("inf")  # where the text of a full page ends
 
     def add(self, section: Section, lines: list[Line], note: bool = False) -> Block:
         """The block `lines` became, or the paragraph of the page before they went on with."""
         mono = not note and all(line.mono for line in lines)
         text = _code_text(lines) if mono else join_lines(lines, self.vocabulary)
         page, last = lines[0].page, lines[-1].page
-        if mono and page in self.listings:
+        if mono:
             listing = self._continued_listing(section, page)
-            if listing is not None:  # Sphinx's labels said the listing goes on here
+            # Sphinx's labels said the listing goes on here, or it filled the page before
+            if listing is not None and (
+                page in self.listings or self._fills_page(self.code_ends.get(id(listing)))
+            ):
                 listing.text += "\n" + text
                 listing.page_end = last
+                self.code_ends[id(listing)] = lines[-1]
                 return listing
         previous = None if mono or note else self._continued(section, page)
         if previous is not None and (
@@ -255,7 +262,15 @@ class _Builder:
             self.notes.add(id(block))
         elif not mono:
             self.ends[id(block)] = lines[-1]
+        else:
+            self.code_ends[id(block)] = lines[-1]
         return block
+
+    def _fills_page(self, end: Line | None) -> bool:
+        """A listing's last line `end` stands at the foot of a full page's text (within two
+        lines and a half: a page may end short of it): the listing goes on overleaf, as TeX's
+        and the browsers' listings break across pages without a mark."""
+        return end is not None and end.y1 >= self.bottom - 2.5 * end.size
 
     def margin_note(self, lines: list[Line]) -> Block:
         """A note in the margin (pdf_margins.py): names, one a line, or words. A paragraph
@@ -304,6 +319,20 @@ class _Builder:
     def _last(self, section: Section) -> Block | None:
         """The section's last block but footnotes and margin notes."""
         return next((b for b in reversed(section.blocks) if id(b) not in self.notes), None)
+
+
+def _text_bottom(lines: list[Line], aside: set[int], notes: dict[int, bool]) -> float:
+    """Where the text of a full page ends: the median of the pages' lowest text line (not a
+    table's, a note's or a margin note's), over pages of ten lines or more."""
+    lowest: dict[int, float] = {}
+    count: dict[int, int] = {}
+    for i, line in enumerate(lines):
+        if i in aside or id(line) in notes:
+            continue
+        lowest[line.page] = max(lowest.get(line.page, 0.0), line.y1)
+        count[line.page] = count.get(line.page, 0) + 1
+    full = [y for page, y in lowest.items() if count[page] >= 10]
+    return statistics.median(full) if full else float("inf")
 
 
 def _code_text(lines: list[Line]) -> str:

@@ -1576,6 +1576,32 @@ def test_sphinx_labels_of_a_listing_broken_across_pages_are_left_out() -> None:
     assert [(b.text, b.page, b.page_end) for b in listing] == [("\n".join(code), 1, 2)]
 
 
+def test_a_listing_filling_its_page_goes_on_overleaf() -> None:
+    """TeX and the browsers break a listing at a page's foot without a mark: the two halves
+    were two code blocks (stead3's Lua, the installation guide's preseed file, 363 such pairs
+    in 206 documents). A listing reaching the foot of a full page goes on with the listing
+    opening the next one; one ending higher up the page does not."""
+    words = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel"]
+    prose = [
+        f"Running text {a} and {b} fills the page above the listing." for a in words for b in words
+    ]
+    code = [f"obj {{ nam = 'item{i}'; dsc = 'An item on the table.' }};" for i in range(8)]
+
+    def page(listing: list[str], top: float) -> list[Run]:
+        runs = _lines(72, 100, prose[: int((top - 120) // 12)])  # a blank line above it
+        return runs + [(72, top + 12 * i, text, "cour", 9) for i, text in enumerate(listing)]
+
+    full = page(code[:4], 724)  # its last line at the foot of the page (760)
+    short = page(code[:4], 500)
+    rest = [*[(72, 100 + 12 * i, t, "cour", 9) for i, t in enumerate(code[4:])]]
+    rest += _lines(72, 160, prose[13:64])  # a full page: its text ends at 760 too
+    for first, halves in ((full, 1), (short, 2)):
+        blocks = _blocks(parse_document(_pdf([first, rest, page([], 772)]), "stead.pdf"))
+        listings = [b for b in blocks if b.kind == "code"]
+        assert len(listings) == halves
+        assert "\n".join(b.text for b in listings) == "\n".join(code)
+
+
 def test_a_plots_data_points_set_as_glyphs_are_left_out() -> None:
     """miniplot.pdf's figures draw each data point as a "." glyph, 35 000 of them a page: they
     came out as 97 473 one-character blocks (and 21.8 s of parsing for 31 pages). A table of
