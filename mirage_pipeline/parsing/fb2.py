@@ -21,8 +21,7 @@ import defusedxml.ElementTree as SafeET
 from defusedxml import DefusedXmlException
 
 from mirage_pipeline.language import cyrillic_share
-from mirage_pipeline.parsing.html_notes import SUPERSCRIPT
-from mirage_pipeline.parsing.model import Block, ParsedDocument, ParseError, Section
+from mirage_pipeline.parsing.model import SUPERSCRIPT, Block, ParsedDocument, ParseError, Section
 from mirage_pipeline.parsing.xml_elements import (
     child,
     children,

@@ -18,15 +18,13 @@ from mirage_pipeline.parsing.html_chrome import (
     links_away,
 )
 from mirage_pipeline.parsing.html_notes import (
-    RAISED,
-    SUPERSCRIPT,
     is_note,
     note_reference,
     note_targets,
     place_notes,
 )
 from mirage_pipeline.parsing.html_parse import parse_markup
-from mirage_pipeline.parsing.model import Block
+from mirage_pipeline.parsing.model import RAISED, SUPERSCRIPT, Block
 from mirage_pipeline.parsing.xml_elements import element_text, local_name
 
 _SKIP = {"script", "style", "head", "title", "noscript", "svg", "math", "template", "img"}

@@ -21,8 +21,6 @@ class _Event(Protocol):
 
 E = TypeVar("E", bound=_Event)
 
-SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
-RAISED = "0123456789".translate(SUPERSCRIPT)
 _NOTE_CLASSES = ("footnote-reference", "footnote-ref", "noteref", "footnoteref")
 _NOTEREF = {"noteref", "doc-noteref"}  # EPUB 3's epub:type, DPUB-ARIA's role
 

@@ -11,8 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from mirage_pipeline.parsing.html_notes import SUPERSCRIPT
-from mirage_pipeline.parsing.model import Block, Section
+from mirage_pipeline.parsing.model import SUPERSCRIPT, Block, Section
 
 _DEFINITION = re.compile(r"^\[\^([\w.-]+)\]:[ \t]*")
 _REFERENCE = re.compile(r"\[\^([\w.-]+)\](?!:)")

@@ -10,6 +10,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+# A footnote's mark as every format writes it in a block's text: raised digits ("scripts.¹",
+# "¹ Obviously…"), whatever the source set (a PDF's smaller raised number, an EPUB's link).
+SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
+RAISED = "0123456789".translate(SUPERSCRIPT)
+
 
 @dataclass
 class Block:

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, replace
 
 import pymupdf
 
+from mirage_pipeline.parsing.model import RAISED, SUPERSCRIPT
 from mirage_pipeline.parsing.pdf_orientation import turn_lines
 from mirage_pipeline.parsing.text_repair import CONTROL
 
@@ -221,7 +222,7 @@ def _mixed_text(spans: list[dict], words: list[dict]) -> tuple[str, bool]:
     raised = False
     for before, after in itertools.pairwise(words):
         if _raised_number(after, before):
-            after["text"] = after["text"].strip().translate(_SUPERSCRIPT)
+            after["text"] = after["text"].strip().translate(SUPERSCRIPT)
             raised = True
     text = "".join(s["text"] for s in spans).strip()
     if raised:
@@ -309,10 +310,9 @@ def _without_plot_marks(lines: list[Line]) -> list[Line]:
     return [ln for ln in lines if ln.text not in marks] if marks else lines
 
 
-_SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
 # a line opening with superscript digits and a word: a footnote's first line
-_RAISED_OPENING = re.compile(r"([⁰¹²³⁴⁵⁶⁷⁸⁹]{1,3}) ?(?=[^\W\d_])")
-_BEFORE_SUPERSCRIPT = re.compile(r"(?<=\S)\s+(?=[⁰¹²³⁴⁵⁶⁷⁸⁹]+(?:\s|$|[.,;:)]))")
+_RAISED_OPENING = re.compile(f"([{RAISED}]{{1,3}}) ?(?=[^\\W\\d_])")
+_BEFORE_SUPERSCRIPT = re.compile(f"(?<=\\S)\\s+(?=[{RAISED}]+(?:\\s|$|[.,;:)]))")
 
 
 def _superscript_number(spans: list[dict]) -> bool:

@@ -16,7 +16,7 @@ import functools
 import re
 import statistics
 
-from mirage_pipeline.parsing.model import Block, Section
+from mirage_pipeline.parsing.model import RAISED, Block, Section
 from mirage_pipeline.parsing.pdf_headings import CAPTION, Heading
 from mirage_pipeline.parsing.pdf_lines import Line
 from mirage_pipeline.parsing.pdf_margins import margin_notes
@@ -197,7 +197,7 @@ def _glue(before: str, after: str) -> str:
 
 _BROKEN_TITLE = re.compile(r"(?<=[^\W\d_]-) (?=[^\W\d_])")
 # a footnote's mark after a word of a title ("Пакет pst-eucl¹"), not a unit's power ("м²")
-NOTE_MARKS = re.compile(r"(?<=[^\W\d_]{3})[⁰¹²³⁴⁵⁶⁷⁸⁹]+(?=[\s,.;:)]|$)")
+NOTE_MARKS = re.compile(f"(?<=[^\\W\\d_]{{3}})[{RAISED}]+(?=[\\s,.;:)]|$)")
 
 
 def _unbroken(title: str, vocabulary: Vocabulary) -> str:
