@@ -192,10 +192,10 @@ class _LineReader:
             text = self.line_fix(text)
         if not text:
             return None
-        if not note_mark and (opening := _RAISED_OPENING.match(text)):
-            # a font's own superscript digits (XeTeX's and dblatex's notes: "¹⁰То есть: …")
+        if not note_mark and RAISED_OPENING.match(text):
+            # a font's own superscript digits (XeTeX's and dblatex's notes: "¹⁰То есть: …");
+            # a footnote only at a page's foot in smaller type (pdf_notes.py)
             note_mark = True
-            text = f"{opening[1]} {text[opening.end() :]}"
         x0, y0, x1, y1 = line["bbox"]
         return Line(
             page,
@@ -311,7 +311,7 @@ def _without_plot_marks(lines: list[Line]) -> list[Line]:
 
 
 # a line opening with superscript digits and a word: a footnote's first line
-_RAISED_OPENING = re.compile(f"([{RAISED}]{{1,3}}) ?(?=[^\\W\\d_])")
+RAISED_OPENING = re.compile(f"([{RAISED}]{{1,3}}) ?(?=[^\\W\\d_])")
 _BEFORE_SUPERSCRIPT = re.compile(f"(?<=\\S)\\s+(?=[{RAISED}]+(?:\\s|$|[.,;:)]))")
 
 

@@ -61,7 +61,7 @@ def find_tables(pages: list[PageLines], body_size: float) -> list[Table]:
             if len(rows[start]) < 2:  # a table starts with a row of cells
                 start += 1
                 continue
-            end = _run_end(rows, start)
+            end = _run_end(rows, start, parts)
             table = (
                 _table(page.number, rows[start:end], words) if end - start >= _MIN_ROWS else None
             )
@@ -99,11 +99,15 @@ def _centred_cells(
             column = rows[i - 1][0].x0
             ups = _lone_lines(rows, i, column, -1, taken)
             downs = _lone_lines(rows, i, column, 1, taken)
+            tops = _row_tops(rows, i)
             if not ups or len(downs) < len(ups) or column <= min(ln.x0 for ln in row) + 1:
                 continue
             downs = downs[: len(ups)]  # lines further down may be the next row's cell
             y, size = row[0].y0, rows[ups[0]][0].size
-            up, down = y - rows[ups[0]][0].y0, rows[downs[0]][0].y0 - y
+            # measured at the lines' feet: nearer their baselines than their tops, where a
+            # column set in another font (a command in Courier) stands apart from the row
+            foot = row[0].y1
+            up, down = foot - rows[ups[0]][0].y1, rows[downs[0]][0].y1 - foot
             middle = [ln for ln in row if abs(ln.x0 - column) <= _COLUMN_SLACK]
             if abs(up - down) > 1 or bool(middle) != odd or up > (1.6 if odd else 0.8) * size:
                 continue
@@ -111,13 +115,27 @@ def _centred_cells(
             # than its lines from each other (two rows' logos set below their baselines,
             # "TEX" | "\\LaTeX" | "LATEX", are no cell)
             pitch = up + down if not odd else up
-            if any(abs(y - other) < 1.3 * pitch for other in _row_tops(rows, ups, downs)):
+            if any(abs(y - other) < 1.3 * pitch for other in tops):
+                continue
+            # each line nearer this row than the rows of cells above and below (cells stacked
+            # a line apart: the walk went on into the next row's centred cell)
+            if any(
+                abs(rows[j][0].y0 - other) <= abs(rows[j][0].y0 - y)
+                for j in ups + downs
+                for other in tops
+            ):
                 continue
             lines = [rows[j][0] for j in reversed(ups)] + middle + [rows[j][0] for j in downs]
             text = ""
             for line in lines:
                 text = join_text(text, line.text, words)
-            cell = replace(lines[0], text=text, y0=y, x1=max(ln.x1 for ln in lines))
+            cell = replace(
+                lines[0],
+                text=text,
+                y0=min(ln.y0 for ln in lines),
+                y1=max(ln.y1 for ln in lines),
+                x1=max(ln.x1 for ln in lines),
+            )
             merged[id(cell)] = lines
             out[i] = [ln for ln in row if ln not in middle] + [cell]
             taken.update(ups + downs)
@@ -126,10 +144,10 @@ def _centred_cells(
     return [row for j, row in enumerate(out) if j not in taken], merged
 
 
-def _row_tops(rows: list[list[Line]], ups: list[int], downs: list[int]) -> list[float]:
-    """The tops of the rows of cells next above and below a centred cell's lines."""
-    above = [rows[j][0].y0 for j in range(ups[-1] - 1, -1, -1) if len(rows[j]) >= 2][:1]
-    below = [rows[j][0].y0 for j in range(downs[-1] + 1, len(rows)) if len(rows[j]) >= 2][:1]
+def _row_tops(rows: list[list[Line]], i: int) -> list[float]:
+    """The tops of the rows of cells next above and below row `i`."""
+    above = [rows[j][0].y0 for j in range(i - 1, -1, -1) if len(rows[j]) >= 2][:1]
+    below = [rows[j][0].y0 for j in range(i + 1, len(rows)) if len(rows[j]) >= 2][:1]
     return above + below
 
 
@@ -154,17 +172,18 @@ def _lone_lines(
 
 def _cells(row: list[Line], parts: dict[int, list[Line]] | None = None) -> list[Line]:
     """The row's lines left to right, when they stand apart as cells (a gap between each).
-    `parts`: the lines of each centred cell made whole, the widest of them its width."""
+    `parts`: the centred cells made whole (a cell each, by how they were found)."""
     cells = sorted(row, key=lambda ln: ln.x0)
     for left, right in itertools.pairwise(cells):
-        chars = max(len(ln.text) for ln in parts.get(id(left), [left])) if parts else len(left.text)
-        gap = right.x0 - (left.x0 + 0.45 * left.size * chars)
+        if parts and id(left) in parts:
+            continue
+        gap = right.x0 - (left.x0 + 0.45 * left.size * len(left.text))
         if gap < left.size:  # touching: one line of text broken into spans, not two cells
             return [cells[0]]
     return cells
 
 
-def _run_end(rows: list[list[Line]], start: int) -> int:
+def _run_end(rows: list[list[Line]], start: int, parts: dict[int, list[Line]]) -> int:
     """End of the run of rows (as cells) from `start` that could be one table: rows of two or
     more cells, and single-cell rows between them (wrapped cells), close together."""
     end = start
@@ -174,8 +193,14 @@ def _run_end(rows: list[list[Line]], start: int) -> int:
         if len(rows[end]) < 2 and (end + 1 >= len(rows) or len(rows[end + 1]) < 2):
             break  # a lone line not between two table rows ends the run
         if end > start:
-            gap = rows[end][0].y0 - rows[end - 1][0].y0
-            if gap > 3 * max(ln.size for ln in rows[end - 1]):
+            above = rows[end - 1]
+            gap = rows[end][0].y0 - above[0].y0
+            if any(id(ln) in parts for ln in above + rows[end]):
+                # from the foot of the row above (a centred cell's last line) to this row's
+                # top, and a line's height: as the tops of rows of one line are apart
+                lowest = max(ln.y1 for ln in above)
+                gap = min(ln.y0 for ln in rows[end]) - lowest + (above[0].y1 - above[0].y0)
+            if gap > 3 * max(ln.size for ln in above):
                 break
         end += 1
     return end

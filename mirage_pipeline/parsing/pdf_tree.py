@@ -18,7 +18,7 @@ import statistics
 
 from mirage_pipeline.parsing.model import RAISED, Block, Section
 from mirage_pipeline.parsing.pdf_headings import CAPTION, Heading
-from mirage_pipeline.parsing.pdf_lines import Line
+from mirage_pipeline.parsing.pdf_lines import RAISED_OPENING, Line
 from mirage_pipeline.parsing.pdf_margins import margin_notes
 from mirage_pipeline.parsing.pdf_paragraphs import (
     SENTENCE_END,
@@ -70,7 +70,7 @@ def build_tree(
         margins[key] = max(margins.get(key, 0.0), line.x1)
         lefts[key] = min(lefts.get(key, line.x0), line.x0)
     builder = _Builder(Vocabulary(line.text for line in lines), margins, lefts, listings)
-    builder.bottom = _text_bottom(lines, skip | aside, notes)
+    builder.top, builder.bottom = _text_edges(lines, skip | aside, notes)
     front: Section | None = None
     paragraph: list[Line] = []
     note: list[Line] = []
@@ -227,18 +227,21 @@ class _Builder:
         self.notes: set[int] = set()  # ids of footnote and margin-note blocks
         self.ends: dict[int, Line] = {}  # paragraph block id → its last line
         self.code_ends: dict[int, Line] = {}  # listing block id → its last line
-        self.bottom = float("inf")  # where the text of a full page ends
+        self.top, self.bottom = 0.0, float("inf")  # where a full page's text starts, ends
 
     def add(self, section: Section, lines: list[Line], note: bool = False) -> Block:
         """The block `lines` became, or the paragraph of the page before they went on with."""
         mono = not note and all(line.mono for line in lines)
         text = _code_text(lines) if mono else join_lines(lines, self.vocabulary)
+        if note and (mark := RAISED_OPENING.match(text)):
+            text = f"{mark[1]} {text[mark.end() :]}"  # "¹⁰То есть" as "¹⁰ То есть"
         page, last = lines[0].page, lines[-1].page
         if mono:
             listing = self._continued_listing(section, page)
             # Sphinx's labels said the listing goes on here, or it filled the page before
             if listing is not None and (
-                page in self.listings or self._fills_page(self.code_ends.get(id(listing)))
+                page in self.listings
+                or (self._fills_page(self.code_ends.get(id(listing))) and self._tops(lines[0]))
             ):
                 listing.text += "\n" + text
                 listing.page_end = last
@@ -271,6 +274,11 @@ class _Builder:
         lines and a half: a page may end short of it): the listing goes on overleaf, as TeX's
         and the browsers' listings break across pages without a mark."""
         return end is not None and end.y1 >= self.bottom - 2.5 * end.size
+
+    def _tops(self, first: Line) -> bool:
+        """`first` opens its page's text, within two lines and a half of where most pages'
+        text starts (not a listing under a figure at the page's head)."""
+        return first.y0 <= self.top + 2.5 * first.size
 
     def margin_note(self, lines: list[Line]) -> Block:
         """A note in the margin (pdf_margins.py): names, one a line, or words. A paragraph
@@ -321,18 +329,23 @@ class _Builder:
         return next((b for b in reversed(section.blocks) if id(b) not in self.notes), None)
 
 
-def _text_bottom(lines: list[Line], aside: set[int], notes: dict[int, bool]) -> float:
-    """Where the text of a full page ends: the median of the pages' lowest text line (not a
-    table's, a note's or a margin note's), over pages of ten lines or more."""
+def _text_edges(lines: list[Line], skip: set[int], notes: dict[int, bool]) -> tuple[float, float]:
+    """Where the text of a full page starts and ends: the medians of the pages' highest and
+    lowest text lines (not a heading's, a table's, a note's or a margin note's, whose indices
+    are in `skip`), over pages of ten lines or more."""
+    highest: dict[int, float] = {}
     lowest: dict[int, float] = {}
     count: dict[int, int] = {}
     for i, line in enumerate(lines):
-        if i in aside or id(line) in notes:
+        if i in skip or id(line) in notes:
             continue
+        highest[line.page] = min(highest.get(line.page, line.y0), line.y0)
         lowest[line.page] = max(lowest.get(line.page, 0.0), line.y1)
         count[line.page] = count.get(line.page, 0) + 1
-    full = [y for page, y in lowest.items() if count[page] >= 10]
-    return statistics.median(full) if full else float("inf")
+    full = [page for page, n in count.items() if n >= 10]
+    if not full:
+        return 0.0, float("inf")
+    return statistics.median(highest[p] for p in full), statistics.median(lowest[p] for p in full)
 
 
 def _code_text(lines: list[Line]) -> str:

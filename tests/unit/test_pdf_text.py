@@ -643,6 +643,9 @@ def test_notes_opening_with_a_fonts_own_superscript_digits_are_footnotes() -> No
         ]
     )
     texts = [b.text for b in _blocks(parse_document(pdf, "install.pdf"))]
+    # an isotope opening a line of the body is no footnote, and its text stays as set
+    body = [*_lines(60, 100, ["\u00b3He is a light, stable isotope of helium.", BODY_LINE])]
+    assert _text(parse_document(_pdf([body]), "physics.pdf")).startswith("\u00b3He is a light")
     assert texts == [
         " ".join([BODY_LINE] * 3)
         + " so that you can check that it is the very machine you meant to reach.",
@@ -1273,12 +1276,12 @@ def test_a_cell_centred_on_its_row_is_one_cell_of_that_row() -> None:
     runs: list[Run] = [(60, 90, "There are some special device files.", "helv", 10)]
     runs += [(60, 112, t, "hebo", 10) for t in ["device file"]]
     runs += [(160, 112, "action", "hebo", 10), (240, 112, "description", "hebo", 10)]
-    y = 112.0
+    top = 118.0  # of the next row: as tall as its tallest cell, and padding
     for name, action, text in rows:
-        y += 12 + 6 * len(text)  # a row as tall as its tallest cell, and padding
+        y = top + 12 + 6 * (len(text) - 1)  # its one-line cells' baseline: the middle
         runs += [(60, y, name, "cour", 10), (160, y, action, "helv", 10)]
-        top = y - 6 * (len(text) - 1)
-        runs += [(240, top + 12 * i, line, "helv", 10) for i, line in enumerate(text)]
+        runs += [(240, top + 12 * (i + 1), line, "helv", 10) for i, line in enumerate(text)]
+        top += 12 * len(text) + 6
     logos = [("\\today", "June 1, 2003"), ("\\TeX", ""), ("\\LaTeX", ""), ("\\LaTeXe", "LaTeX2e")]
     for n, (command, example) in enumerate(logos):
         row = 400 + 13.5 * n
@@ -1298,6 +1301,29 @@ def test_a_cell_centred_on_its_row_is_one_cell_of_that_row() -> None:
         "/dev/full | write | return the disk-full error"
     )
     assert "\\TeX | TeX | The name TeX\n\\LaTeX | LaTeX | The name LaTeX" in tables[1]
+
+
+def test_a_centred_header_cell_beside_a_close_column_keeps_its_row() -> None:
+    """The Debian Reference's "package size" header, two lines centred on the header row, its
+    next column 4.5 points off its wider line: measured by that line, the row read as one
+    line of text broken into spans, and the header became a paragraph."""
+    runs: list[Run] = [(60, 90, "Here are notable GUI infrastructure packages.", "helv", 10)]
+    runs += [(68, 125, "package", "hebo", 10), (170, 125, "popcon", "hebo", 10)]
+    runs += [(237, 119, "package", "hebo", 10), (237, 131, "size", "hebo", 10)]
+    runs += [(276, 125, "description", "hebo", 10)]
+    rows = [
+        ("mutter", "V:3, I:99", "199", "GNOME's mutter window manager"),
+        ("xwayland", "V:176, I:240", "2336", "An X server running on top of wayland"),
+        ("gdm3", "V:300, I:400", "4000", "GNOME display manager"),
+    ]
+    for i, cells in enumerate(rows):
+        runs += [
+            (x, 143 + 12 * i, c, "helv", 10)
+            for x, c in zip((68, 170, 237, 276), cells, strict=True)
+        ]
+    blocks = _blocks(parse_document(_pdf([runs]), "reference.pdf"))
+    (table,) = [b.text for b in blocks if b.kind == "table"]
+    assert table.startswith("package | popcon | package size | description\nmutter | ")
 
 
 def test_a_numbered_code_listing_is_code_not_a_table() -> None:
@@ -1580,7 +1606,8 @@ def test_a_listing_filling_its_page_goes_on_overleaf() -> None:
     """TeX and the browsers break a listing at a page's foot without a mark: the two halves
     were two code blocks (stead3's Lua, the installation guide's preseed file, 363 such pairs
     in 206 documents). A listing reaching the foot of a full page goes on with the listing
-    opening the next one; one ending higher up the page does not."""
+    opening the next one, at the head of its text; one ending higher up the page does not,
+    nor does one under a figure overleaf."""
     words = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel"]
     prose = [
         f"Running text {a} and {b} fills the page above the listing." for a in words for b in words
@@ -1595,8 +1622,11 @@ def test_a_listing_filling_its_page_goes_on_overleaf() -> None:
     short = page(code[:4], 500)
     rest = [*[(72, 100 + 12 * i, t, "cour", 9) for i, t in enumerate(code[4:])]]
     rest += _lines(72, 160, prose[13:64])  # a full page: its text ends at 760 too
-    for first, halves in ((full, 1), (short, 2)):
-        blocks = _blocks(parse_document(_pdf([first, rest, page([], 772)]), "stead.pdf"))
+    # a listing under a figure at the head of the next page is a listing of its own (mpman)
+    figure = [(72, 400 + 12 * i, t, "cour", 9) for i, t in enumerate(code[4:])]
+    figure += _lines(72, 460, prose[13:38])
+    for first, second, halves in ((full, rest, 1), (short, rest, 2), (full, figure, 2)):
+        blocks = _blocks(parse_document(_pdf([first, second, page([], 772)]), "stead.pdf"))
         listings = [b for b in blocks if b.kind == "code"]
         assert len(listings) == halves
         assert "\n".join(b.text for b in listings) == "\n".join(code)
