@@ -105,3 +105,15 @@ def block_lines(block: Block, parts: list[str], header: str | None) -> list[tupl
     if start is None or end is None or end - start != block.text.count("\n"):
         return []
     return [(start + first, start + last) for first, last in line_spans(block.text, parts, header)]
+
+
+_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$")
+
+
+def table_header(text: str) -> str | None:
+    """A Markdown table's header: its first line and the `|---|` rule under it, or None (each
+    part of a table split between rows starts with it)."""
+    lines = text.split("\n", 2)
+    if len(lines) == 3 and _TABLE_RULE.match(lines[1]) and "|" in lines[0]:
+        return f"{lines[0]}\n{lines[1]}"
+    return None

@@ -1,8 +1,11 @@
 """Which chapter and headings a chunk is cited under: a document's chapters in reading order,
 the level-1 section that holds the whole book rather than a chapter of it, and the headings a
-section brings into a chunk that has not shown them yet."""
+section brings into a chunk that has not shown them yet; and what every chunk of a document
+carries from it for filtering (its tags and type)."""
 
 from __future__ import annotations
+
+from typing import Any
 
 from mirage_pipeline.parsing.html_chrome import edge_key
 from mirage_pipeline.parsing.model import ParsedDocument, Section
@@ -66,3 +69,18 @@ def new_headings(shown: list[str], headings: list[str]) -> list[str]:
             break
         common += 1
     return headings[common:]
+
+
+def chunk_metadata(doc_metadata: dict[str, Any]) -> dict[str, Any]:
+    """What every chunk of a document carries for filtering: its tags and type."""
+    found: dict[str, Any] = {}
+    tags = doc_metadata.get("tags")
+    if isinstance(tags, str):
+        tags = [tags]
+    if isinstance(tags, list):
+        clean = [str(t).strip() for t in tags if str(t).strip()]
+        if clean:
+            found["tags"] = clean
+    if isinstance(doc_metadata.get("type"), str):
+        found["type"] = doc_metadata["type"]
+    return found

@@ -21,14 +21,25 @@ from __future__ import annotations
 
 import hashlib
 import itertools
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from mirage_pipeline.block_split import JOIN_SLACK, SENTENCE_END, block_lines, split_block
+from mirage_pipeline.block_split import (
+    JOIN_SLACK,
+    SENTENCE_END,
+    block_lines,
+    split_block,
+    table_header,
+)
 from mirage_pipeline.chunk_language import chunk_language
 from mirage_pipeline.chunk_lead_ins import captions_above, carried_lead_in, room_for_lead_in
-from mirage_pipeline.chunk_outline import book_wrapper, chapters, cited_chapters, new_headings
+from mirage_pipeline.chunk_outline import (
+    book_wrapper,
+    chapters,
+    chunk_metadata,
+    cited_chapters,
+    new_headings,
+)
 from mirage_pipeline.chunk_parts import chunk_parts
 from mirage_pipeline.morphology import lemma_text
 from mirage_pipeline.parsing.html_chrome import edge_key
@@ -108,15 +119,6 @@ def chunk_document(
 
 
 _EXACT_KINDS = frozenset({"code", "table"})  # blocks whose tokens are counted, not estimated
-_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$")
-
-
-def table_header(text: str) -> str | None:
-    """A Markdown table's header: its first line and the `|---|` rule under it, or None."""
-    lines = text.split("\n", 2)
-    if len(lines) == 3 and _TABLE_RULE.match(lines[1]) and "|" in lines[0]:
-        return f"{lines[0]}\n{lines[1]}"
-    return None
 
 
 class _Builder:
@@ -388,18 +390,3 @@ def _join(pieces: list[_Piece]) -> str:
             text += " "
         text += piece.text
     return text
-
-
-def chunk_metadata(doc_metadata: dict[str, Any]) -> dict[str, Any]:
-    """What every chunk of a document carries for filtering: its tags and type."""
-    found: dict[str, Any] = {}
-    tags = doc_metadata.get("tags")
-    if isinstance(tags, str):
-        tags = [tags]
-    if isinstance(tags, list):
-        clean = [str(t).strip() for t in tags if str(t).strip()]
-        if clean:
-            found["tags"] = clean
-    if isinstance(doc_metadata.get("type"), str):
-        found["type"] = doc_metadata["type"]
-    return found
