@@ -313,20 +313,39 @@ class _Builder:
 
     def _continued(self, section: Section, page: int) -> Block | None:
         """The paragraph a text starting on `page` may continue: the section's last block
-        but footnotes and margin notes, ending on the page before and not at a sentence end."""
-        block = self._last(section)
+        but footnotes and margin notes and a float set at the head of `page` (a table or a
+        captioned figure or listing: TeX puts it there and goes on with the paragraph under
+        it), ending on the page before and not at a sentence end."""
+        block = self._last(section, page)
         if (
-            block is not None
-            and id(block) in self.ends
-            and block.last_page == page - 1
-            and not block.text.endswith(SENTENCE_END)
+            block is None
+            or id(block) not in self.ends
+            or block.last_page != page - 1
+            or block.text.endswith(SENTENCE_END)
         ):
-            return block
-        return None
+            return None
+        if block is not self._last(section) and (
+            CAPTION.match(block.text) or len(self.ends[id(block)].text) < _FULL_LINE_CHARS
+        ):
+            return None  # past a float, only a paragraph broken off at its page's full foot
+        return block
 
-    def _last(self, section: Section) -> Block | None:
-        """The section's last block but footnotes and margin notes."""
-        return next((b for b in reversed(section.blocks) if id(b) not in self.notes), None)
+    def _last(self, section: Section, floats_on: int | None = None) -> Block | None:
+        """The section's last block but footnotes and margin notes, and but the floats at the
+        head of page `floats_on`: when all that page holds so far are tables, captions and
+        listings, a table or a caption among them."""
+        blocks = (b for b in reversed(section.blocks) if id(b) not in self.notes)
+        last = next(blocks, None)
+        if floats_on is None or last is None or last.page != floats_on:
+            return last
+        before, captioned = last, False
+        while before is not None and before.page == floats_on:
+            caption = bool(CAPTION.match(before.text))
+            if before.kind not in ("table", "code") and not caption:
+                return last  # the page's own text came first: no float at its head
+            captioned = captioned or caption or before.kind == "table"
+            before = next(blocks, None)
+        return before if captioned else last
 
 
 def _text_edges(lines: list[Line], skip: set[int], notes: dict[int, bool]) -> tuple[float, float]:

@@ -1632,6 +1632,31 @@ def test_a_listing_filling_its_page_goes_on_overleaf() -> None:
         assert "\n".join(b.text for b in listings) == "\n".join(code)
 
 
+def test_a_paragraph_goes_on_under_a_float_at_the_head_of_the_next_page() -> None:
+    """TeX sets a table at the head of the page a paragraph runs on to, and goes on with the
+    paragraph under it: MetaPost's manual "… Вследствие того, что" | Таблица 2 | "квадратные
+    скобки приведены …" was two paragraphs. Past a table or a caption at the page's head the
+    paragraph goes on; past the page's own text, or from a caption, it does not."""
+    words = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel"]
+    prose = [
+        f"The text about {a} and {b} runs down the page to its foot" for a in words for b in words
+    ]
+    first = _lines(72, 100, [*prose[:55], "and the last line of the page ends with no full stop"])
+    table = [(72, 100, "Table 2: Character classes", "helv", 10)]
+    for i, (a, b) in enumerate([("letters", "A-Z a-z"), ("digits", "0-9"), ("signs", "+ - * /")]):
+        table += [(72, 124 + 12 * i, a, "helv", 10), (200, 124 + 12 * i, b, "helv", 10)]
+    after = [f"Then {a} and {b} go on under the table to the foot" for a in words for b in words]
+    rest = _lines(
+        72, 190, ["so the brackets stand on lines of their own in the table.", *after[:40]]
+    )
+    texts = [b.text for b in _blocks(parse_document(_pdf([first, table + rest]), "mpman.pdf"))]
+    assert any("no full stop so the brackets stand on lines of their own" in t for t in texts)
+    assert any(t.startswith("Table 2") for t in texts)
+    own = _lines(72, 60, ["A paragraph of this page's own opens it."])
+    texts = [b.text for b in _blocks(parse_document(_pdf([first, own + table + rest]), "m.pdf"))]
+    assert not any("no full stop so the brackets" in t for t in texts)
+
+
 def test_a_plots_data_points_set_as_glyphs_are_left_out() -> None:
     """miniplot.pdf's figures draw each data point as a "." glyph, 35 000 of them a page: they
     came out as 97 473 one-character blocks (and 21.8 s of parsing for 31 pages). A table of
