@@ -97,10 +97,11 @@ def _centred_cells(
             if len(row) < 2 or i in taken or i == 0 or len(rows[i - 1]) != 1:
                 continue
             column = rows[i - 1][0].x0
+            if column <= min(ln.x0 for ln in row) + 1:
+                continue  # the row's first column: no cell centred on it
             ups = _lone_lines(rows, i, column, -1, taken)
             downs = _lone_lines(rows, i, column, 1, taken)
-            tops = _row_tops(rows, i)
-            if not ups or len(downs) < len(ups) or column <= min(ln.x0 for ln in row) + 1:
+            if not ups or len(downs) < len(ups):
                 continue
             downs = downs[: len(ups)]  # lines further down may be the next row's cell
             y, size = row[0].y0, rows[ups[0]][0].size
@@ -115,6 +116,7 @@ def _centred_cells(
             # than its lines from each other (two rows' logos set below their baselines,
             # "TEX" | "\\LaTeX" | "LATEX", are no cell)
             pitch = up + down if not odd else up
+            tops = _row_tops(rows, i)
             if any(abs(y - other) < 1.3 * pitch for other in tops):
                 continue
             # each line nearer this row than the rows of cells above and below (cells stacked
@@ -170,12 +172,12 @@ def _lone_lines(
     return found
 
 
-def _cells(row: list[Line], parts: dict[int, list[Line]] | None = None) -> list[Line]:
+def _cells(row: list[Line], parts: dict[int, list[Line]]) -> list[Line]:
     """The row's lines left to right, when they stand apart as cells (a gap between each).
     `parts`: the centred cells made whole (a cell each, by how they were found)."""
     cells = sorted(row, key=lambda ln: ln.x0)
     for left, right in itertools.pairwise(cells):
-        if parts and id(left) in parts:
+        if id(left) in parts:
             continue
         gap = right.x0 - (left.x0 + 0.45 * left.size * len(left.text))
         if gap < left.size:  # touching: one line of text broken into spans, not two cells

@@ -69,8 +69,8 @@ def build_tree(
         key = (line.page, round(line.size))
         margins[key] = max(margins.get(key, 0.0), line.x1)
         lefts[key] = min(lefts.get(key, line.x0), line.x0)
-    builder = _Builder(Vocabulary(line.text for line in lines), margins, lefts, listings)
-    builder.top, builder.bottom = _text_edges(lines, skip | aside, notes)
+    edges = _text_edges(lines, skip | aside, notes)
+    builder = _Builder(Vocabulary(line.text for line in lines), margins, lefts, edges, listings)
     front: Section | None = None
     paragraph: list[Line] = []
     note: list[Line] = []
@@ -218,6 +218,7 @@ class _Builder:
         vocabulary: Vocabulary,
         margins: dict[tuple[int, float], float],
         lefts: dict[tuple[int, float], float],
+        edges: tuple[float, float],
         listings: frozenset[int] | set[int] = frozenset(),
     ) -> None:
         self.vocabulary = vocabulary
@@ -225,9 +226,8 @@ class _Builder:
         self.lefts = lefts
         self.listings = listings  # pages whose first listing goes on from the page before
         self.notes: set[int] = set()  # ids of footnote and margin-note blocks
-        self.ends: dict[int, Line] = {}  # paragraph block id → its last line
-        self.code_ends: dict[int, Line] = {}  # listing block id → its last line
-        self.top, self.bottom = 0.0, float("inf")  # where a full page's text starts, ends
+        self.ends: dict[int, Line] = {}  # paragraph or listing block id → its last line
+        self.top, self.bottom = edges  # where a full page's text starts and ends
 
     def add(self, section: Section, lines: list[Line], note: bool = False) -> Block:
         """The block `lines` became, or the paragraph of the page before they went on with."""
@@ -241,11 +241,11 @@ class _Builder:
             # Sphinx's labels said the listing goes on here, or it filled the page before
             if listing is not None and (
                 page in self.listings
-                or (self._fills_page(self.code_ends.get(id(listing))) and self._tops(lines[0]))
+                or (self._fills_page(self.ends.get(id(listing))) and self._tops(lines[0]))
             ):
                 listing.text += "\n" + text
                 listing.page_end = last
-                self.code_ends[id(listing)] = lines[-1]
+                self.ends[id(listing)] = lines[-1]
                 return listing
         previous = None if mono or note else self._continued(section, page)
         if previous is not None and (
@@ -263,10 +263,8 @@ class _Builder:
         section.blocks.append(block)
         if note:
             self.notes.add(id(block))
-        elif not mono:
-            self.ends[id(block)] = lines[-1]
         else:
-            self.code_ends[id(block)] = lines[-1]
+            self.ends[id(block)] = lines[-1]
         return block
 
     def _fills_page(self, end: Line | None) -> bool:
@@ -319,6 +317,7 @@ class _Builder:
         block = self._last(section, page)
         if (
             block is None
+            or block.kind != "paragraph"
             or id(block) not in self.ends
             or block.last_page != page - 1
             or block.text.endswith(SENTENCE_END)
