@@ -108,7 +108,7 @@ def _parse(doc: pymupdf.Document, name: str) -> ParsedDocument:
             f"the PDF's outline repeats {repeated} entries out of page order: they were left out"
         )
     body = body_font_size(pages)
-    tables = find_tables(pages, body)
+    tables = find_tables(pages, body, doc)
     notes = find_footnotes(pages, body)
     # neither a table's bold header row nor a footnote is a heading
     cells = frozenset(id(line) for table in tables for line in table.lines) | notes.keys()

@@ -22,6 +22,9 @@ import re
 import statistics
 from dataclasses import dataclass, replace
 
+import pymupdf
+
+from mirage_pipeline.parsing.pdf_grids import grids
 from mirage_pipeline.parsing.pdf_lines import Line, PageLines, rows_of
 from mirage_pipeline.parsing.pdf_text import Vocabulary, join_text
 
@@ -45,12 +48,17 @@ class Table:
     kind: str = "table"  # or "code": a numbered listing
 
 
-def find_tables(pages: list[PageLines], body_size: float) -> list[Table]:
+def find_tables(
+    pages: list[PageLines], body_size: float, doc: pymupdf.Document | None = None
+) -> list[Table]:
     """The tables of every page; a row set larger than the body text (a numbered heading whose
-    number stands apart from its title) is never part of one."""
-    found = []
+    number stands apart from its title) is never part of one. With the `doc` the pages were
+    read from, a table on a page where tables were found that is set in a grid of rules is
+    read by its grid (`pdf_grids`)."""
+    found: list[Table] = []
     words = Vocabulary(line.text for page in pages for line in page.lines)
     for page in pages:
+        on_page = len(found)
         grouped, parts = _centred_cells(rows_of(page.lines), words)
         rows = [
             [] if max(ln.size for ln in row) > 1.15 * body_size else _cells(row, parts)
@@ -71,7 +79,25 @@ def find_tables(pages: list[PageLines], body_size: float) -> list[Table]:
                 start = end
             else:
                 start += 1
+        if doc is not None and len(found) > on_page:
+            found[on_page:] = _ruled(doc[page.number - 1], page, found[on_page:], words)
     return found
+
+
+def _ruled(
+    page: pymupdf.Page, lines: PageLines, tables: list[Table], words: Vocabulary
+) -> list[Table]:
+    """A page's tables, those set in a grid of rules read by it: in place of the tables found
+    from their lines' edges that share a line with it, when those lie inside it."""
+    kept = list(tables)
+    for grid in grids(page, lines, words):
+        inside = {id(line) for line in grid.lines}
+        overlapping = [t for t in kept if any(id(line) in inside for line in t.lines)]
+        if any(id(line) not in inside for t in overlapping for line in t.lines):
+            continue  # a table reaching out of its rules (labels beside a ruled box of cells)
+        kept = [t for t in kept if t not in overlapping]
+        kept.append(Table(lines.number, grid.text, grid.lines))
+    return kept
 
 
 def _centred_cells(

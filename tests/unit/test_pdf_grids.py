@@ -1,0 +1,170 @@
+"""Ruled PDF tables read by their grid (pdf_grids.py), on PDFs drawn in code: cells wrapped
+onto unequal numbers of lines, a word set over its cell's rule, a cell spanning rows, and a
+box around a listing that is no table."""
+
+from __future__ import annotations
+
+import itertools
+
+import pymupdf
+
+from mirage_pipeline.parsing import parse_document
+from mirage_pipeline.parsing.model import Block
+
+
+def _wrapped(text: str, room: float, font: str) -> list[str]:
+    """`text` broken into lines as a typesetter does: a line ends when its next word does not
+    fit `room` (a word wider than the room stands alone, running over)."""
+    lines: list[str] = []
+    for word in text.split():
+        joined = f"{lines[-1]} {word}" if lines else word
+        if lines and pymupdf.get_text_length(joined, fontname=font, fontsize=10) <= room:
+            lines[-1] = joined
+        else:
+            lines.append(word)
+    return lines
+
+
+def _grid_pdf(
+    columns: list[float],
+    rows: list[list[str]],
+    *,
+    fonts: list[str] | None = None,
+    open_below: frozenset[tuple[int, int]] = frozenset(),
+    before: str = "The commands below, in each tool's syntax, do the same.",
+) -> bytes:
+    """A page with a paragraph, then a table ruled at `columns` (x of each vertical rule), its
+    cells' text wrapped to their columns, each row as tall as its tallest cell;
+    `open_below`: (row, column) cells whose bottom rule is not drawn (the cell goes on in the
+    row under it)."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    page.insert_text((60, 90), before, fontsize=10, fontname="helv")
+    fonts = fonts or ["helv"] * (len(columns) - 1)
+    cells = [
+        [_wrapped(text, columns[j + 1] - columns[j] - 8, fonts[j]) for j, text in enumerate(row)]
+        for row in rows
+    ]
+    top = 110.0
+    tops = [top]
+    for row in cells:
+        top += 12 * max(len(cell) for cell in row) + 6
+        tops.append(top)
+    for i, row in enumerate(cells):
+        for j, cell in enumerate(row):
+            for k, line in enumerate(cell):
+                y = tops[i] + 12 * (k + 1)
+                page.insert_text((columns[j] + 4, y), line, fontsize=10, fontname=fonts[j])
+    for i, y in enumerate(tops):
+        for j, (x0, x1) in enumerate(itertools.pairwise(columns)):
+            if (i - 1, j) not in open_below:
+                page.draw_line((x0, y), (x1, y), width=0.4)
+    for x in columns:
+        page.draw_line((x, tops[0]), (x, tops[-1]), width=0.4)
+    page.insert_text((60, tops[-1] + 30), "Table 1: the same operations.", fontsize=10)
+    page.insert_text((60, tops[-1] + 60), "After the table the text goes on.", fontsize=10)
+    data = doc.tobytes()
+    doc.close()
+    return data
+
+
+def _blocks(data: bytes) -> list[Block]:
+    doc = parse_document(data, "reference.pdf")
+    return [b for _, s in doc.root.walk() for b in s.blocks]
+
+
+def _tables(data: bytes) -> list[str]:
+    return [b.text for b in _blocks(data) if b.kind == "table"]
+
+
+def test_a_ruled_table_of_wrapped_cells_is_read_row_by_row() -> None:
+    """The Debian Reference's apt / aptitude / apt-get table: cells of one, two and three lines
+    side by side. Read from its lines' edges it came out as "apt update | update aptitude |
+    update update package archive metadata apt-get", half of it paragraphs and code; its
+    rules say which line is which cell's."""
+    rows = [
+        ["apt syntax", "aptitude syntax", "apt-get/apt-cache syntax", "what"],
+        ["apt update", "aptitude update", "apt-get update", "update the lists"],
+        [
+            "apt install foo",
+            "aptitude install foo",
+            "apt-get install foo",
+            "install the candidate version of foo with its dependencies",
+        ],
+        [
+            "apt upgrade",
+            "aptitude safe-upgrade",
+            "apt-get upgrade",
+            "upgrade without removing any other packages",
+        ],
+        ["N/A", "aptitude why regex", "N/A", "explain why it is installed"],
+    ]
+    # cells of one, two and three lines: the third column is narrower than "apt-get/apt-cache"
+    data = _grid_pdf([60, 160, 230, 290, 440], rows, fonts=["cour", "cour", "cour", "helv"])
+    assert _tables(data) == [
+        "apt syntax | aptitude syntax | apt-get/apt-cache syntax | what\n"
+        "apt update | aptitude update | apt-get update | update the lists\n"
+        "apt install foo | aptitude install foo | apt-get install foo | install the candidate"
+        " version of foo with its dependencies\n"
+        "apt upgrade | aptitude safe-upgrade | apt-get upgrade | upgrade without removing any"
+        " other packages\n"
+        "N/A | aptitude why regex | N/A | explain why it is installed"
+    ]
+    texts = [b.text for b in _blocks(data)]
+    assert texts[0].startswith("The commands below")  # "syntax": a word of the document
+    assert "Table 1: the same operations." in texts
+    assert texts[-1] == "After the table the text goes on."
+
+
+def test_a_word_set_over_its_cells_rule_stays_in_its_cell() -> None:
+    """A word too long for its column runs over the rule into the next cell: "config::ifupdown"
+    touching "standardized tool …" (MuPDF reads them as one line, one word). The next cell's
+    text starts where that column's other lines start; a word that starts in a cell is that
+    cell's."""
+    rows = [
+        ["package", "type", "description"],
+        ["ifupdown", "config::ifupdown", "standardized tool to bring up the network"],
+        ["isc-dhcp-client", "config::low-level", "DHCP client"],
+        ["pppoeconf", "helper", "configuration helper for PPPoE"],
+    ]
+    # "config::ifupdown" in Courier 10 is 96 points wide: 6 past the rule at 340
+    data = _grid_pdf([60, 240, 340, 560], rows, fonts=["cour", "cour", "helv"])
+    (table,) = _tables(data)
+    assert table.splitlines()[1] == (
+        "ifupdown | config::ifupdown | standardized tool to bring up the network"
+    )
+
+
+def test_a_cell_spanning_rows_holds_its_lines_once() -> None:
+    """A cell no rule closes below (`\\multirow`, a merged cell) goes on into the row under
+    it: its second line is the same cell's, not a row of its own."""
+    rows = [
+        ["option", "value", "meaning"],
+        ["-s --simulate", "none", "print what would be done"],
+        ["--dry-run", "none", "the same as -s"],
+        ["-d", "none", "download only"],
+    ]
+    data = _grid_pdf([60, 120, 260, 500], rows, open_below=frozenset({(1, 0)}))
+    (table,) = _tables(data)
+    assert table.splitlines() == [
+        "option | value | meaning",
+        "-s --simulate --dry-run | none | print what would be done",
+        " | none | the same as -s",
+        "-d | none | download only",
+    ]
+
+
+def test_a_box_around_aligned_text_is_no_grid() -> None:
+    """A frame around a listing or a note (one cell a row) is not read as a grid: the table
+    its aligned columns make is found from their edges, as without the frame."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    page.insert_text((60, 90), "Options are given as follows in the file.", fontsize=10)
+    rows = [("alpha", "first letter"), ("beta", "second letter"), ("gamma", "third letter")]
+    for i, (a, b) in enumerate(rows):
+        page.insert_text((70, 120 + 12 * i), a, fontsize=10, fontname="helv")
+        page.insert_text((200, 120 + 12 * i), b, fontsize=10, fontname="helv")
+    page.draw_rect(pymupdf.Rect(60, 105, 400, 160), width=0.4)
+    page.insert_text((60, 190), "After the box the text goes on.", fontsize=10)
+    data = doc.tobytes()
+    assert _tables(data) == ["alpha | first letter\nbeta | second letter\ngamma | third letter"]
