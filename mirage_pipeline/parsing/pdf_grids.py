@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import bisect
 import itertools
+import re
 import statistics
 from dataclasses import dataclass
 
@@ -35,6 +36,10 @@ _MIN_ROW = 4.0  # points: a band narrower than this is a double rule, no row
 _ALIGNED = 0.6  # points: lines of a left-aligned column start this close to each other
 _OVERRUN = 3.0  # points: a line running this far past its cell's rule holds the next cell's
 _MAX_CROSSINGS = 40_000  # pairs of rules looked at on a page
+_TALLEST_ROW = 0.4  # of the page's height: a band taller is no table's row
+_FILLED = 0.6  # of the cells of its rows holding text: a table's, not a diagram's
+_WORDY = 0.5  # of a grid's lines: holding a word or a number (not a diagram's marks)
+_WORD = re.compile(r"[^\W\d_]{2,}|\d{2,}")
 _UNRULED = 4  # lines side by side in a band: rows the rules do not divide
 
 
@@ -100,15 +105,28 @@ def _read(
     cells = _placed(page, inside, bands, rows)
     if sum(1 for row in cells if sum(1 for c in row if c) >= 2) < 2:
         return None  # a box around a listing or a note, a drawing's frame: no table
+    if max(b - a for a, b in bands) > _TALLEST_ROW * page.rect.height:
+        return None  # a page's frame (ESKD's, with its title block's cells), no row of a table
+    if _diagram(cells):
+        return None
     if any(_unruled_rows(cells[i], rows[i], bands[i][1] - bands[i][0]) for i in range(len(rows))):
         return None  # rules between groups of rows only: its rows are the lines' (pdf_tables)
     _span_rows(horizontal, bands, rows, cells)
     table_rows = []
     for row in cells:
-        texts = [_cell_text(cell, words) for cell in row]
-        if any(texts):
-            table_rows.append(" | ".join(texts).rstrip(" |"))
+        for line_row in _line_rows(row):
+            texts = [_cell_text(cell, words) for cell in line_row]
+            if any(texts):
+                table_rows.append(" | ".join(texts).rstrip(" |"))
     return Grid("\n".join(table_rows), inside)
+
+
+def _line_rows(row: list[list[_Piece]]) -> list[list[list[_Piece]]]:
+    """A band as its rows: itself, or one row a line when its cells stand line beside line."""
+    if not _side_by_side(row):
+        return [row]
+    tops = sorted({round(p.y0) for p in next(cell for cell in row if cell)})
+    return [[[p for p in cell if abs(round(p.y0) - top) <= 2] for cell in row] for top in tops]
 
 
 def _edges(
@@ -179,6 +197,8 @@ def _unruled_rows(row: list[list[_Piece]], edges: list[tuple[float, float]], hei
     cells or more (a cell wrapped onto several lines beside one-line cells has few), or two
     cells or more broken where their next word would have fitted (a line is wrapped when its
     next word did not fit its cell; one such cell is a list of options or a `\\` in it)."""
+    if _side_by_side(row):
+        return False  # rows of lines (_line_rows)
     unwrapped = sum(
         1 for cell, (left, right) in zip(row, edges, strict=True) if _broken(cell, left, right)
     )
@@ -191,6 +211,22 @@ def _unruled_rows(row: list[list[_Piece]], edges: list[tuple[float, float]], hei
         for piece in cell:
             tops.setdefault(round(piece.y0 / 2), set()).add(slot)
     return sum(1 for slots in tops.values() if len(slots) >= 2) >= _UNRULED
+
+
+def _side_by_side(row: list[list[_Piece]]) -> bool:
+    """Whether a band's cells, two or more, hold three lines or more each, line beside line
+    ("Fidelio" / "Peter Grimes" / "Don Giovanni" beside three composers: rows the rules do
+    not divide; a wrapped cell stands beside shorter ones; of two lines each, a list of two
+    options beside its description wrapped is one row)."""
+    tops = [sorted({round(p.y0) for p in cell}) for cell in row if cell]
+    return (
+        len(tops) >= 2
+        and len(tops[0]) >= 3
+        and all(
+            len(t) == len(tops[0]) and all(abs(a - b) <= 2 for a, b in zip(t, tops[0], strict=True))
+            for t in tops
+        )
+    )
 
 
 def _broken(cell: list[_Piece], left: float, right: float) -> bool:
@@ -206,6 +242,17 @@ def _broken(cell: list[_Piece], left: float, right: float) -> bool:
         if (above.x1 - above.x0) + each * (word + 1) < room - 2 * each:
             return True
     return False
+
+
+def _diagram(cells: list[list[list[_Piece]]]) -> bool:
+    """Whether a grid is a drawing's: its rows' cells mostly empty (labels scattered over a
+    figure's lines), or its text mostly marks ("?", "6", "i 9": a page layout's)."""
+    filled = [sum(1 for cell in row if cell) for row in cells if any(row)]
+    total = sum(len(row) for row in cells if any(row))
+    if sum(filled) < _FILLED * total:
+        return True
+    texts = [piece.text for row in cells for cell in row for piece in cell]
+    return sum(1 for t in texts if _WORD.search(t)) < _WORDY * len(texts)
 
 
 def _distance(y: float, band: tuple[float, float]) -> float:

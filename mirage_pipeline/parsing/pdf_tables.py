@@ -53,8 +53,9 @@ def find_tables(
 ) -> list[Table]:
     """The tables of every page; a row set larger than the body text (a numbered heading whose
     number stands apart from its title) is never part of one. With the `doc` the pages were
-    read from, a table on a page where tables were found that is set in a grid of rules is
-    read by its grid (`pdf_grids`)."""
+    read from, a table set in a grid of rules is read by its grid (`pdf_grids`), on a page
+    where tables or two rows of cells were found (reading a page's drawings costs half as much
+    as reading its text)."""
     found: list[Table] = []
     words = Vocabulary(line.text for page in pages for line in page.lines)
     for page in pages:
@@ -65,11 +66,13 @@ def find_tables(
             for row in grouped
         ]
         start = 0
+        cells_seen = False  # two rows of cells close together: a table may be ruled here
         while start < len(rows):
             if len(rows[start]) < 2:  # a table starts with a row of cells
                 start += 1
                 continue
             end = _run_end(rows, start, parts)
+            cells_seen = cells_seen or sum(len(row) >= 2 for row in rows[start:end]) >= 2
             table = (
                 _table(page.number, rows[start:end], words) if end - start >= _MIN_ROWS else None
             )
@@ -79,7 +82,7 @@ def find_tables(
                 start = end
             else:
                 start += 1
-        if doc is not None and len(found) > on_page:
+        if doc is not None and (len(found) > on_page or cells_seen):
             found[on_page:] = _ruled(doc[page.number - 1], page, found[on_page:], words)
     return found
 

@@ -14,14 +14,17 @@ from mirage_pipeline.parsing.model import Block
 
 def _wrapped(text: str, room: float, font: str) -> list[str]:
     """`text` broken into lines as a typesetter does: a line ends when its next word does not
-    fit `room` (a word wider than the room stands alone, running over)."""
+    fit `room` (a word wider than the room stands alone, running over), or at a newline."""
     lines: list[str] = []
-    for word in text.split():
-        joined = f"{lines[-1]} {word}" if lines else word
-        if lines and pymupdf.get_text_length(joined, fontname=font, fontsize=10) <= room:
-            lines[-1] = joined
-        else:
-            lines.append(word)
+    for paragraph in text.split("\n"):
+        opened = len(lines)
+        for word in paragraph.split():
+            joined = f"{lines[-1]} {word}" if len(lines) > opened else word
+            fits = pymupdf.get_text_length(joined, fontname=font, fontsize=10) <= room
+            if len(lines) > opened and fits:
+                lines[-1] = joined
+            else:
+                lines.append(word)
     return lines
 
 
@@ -168,3 +171,44 @@ def test_a_box_around_aligned_text_is_no_grid() -> None:
     page.insert_text((60, 190), "After the box the text goes on.", fontsize=10)
     data = doc.tobytes()
     assert _tables(data) == ["alpha | first letter\nbeta | second letter\ngamma | third letter"]
+
+
+def test_a_ruled_table_too_short_to_be_found_from_its_edges_is_read() -> None:
+    """A header and one row (install.ru's memory requirements have two): too few rows for a
+    table read from its lines' edges, whose cells were three paragraphs; its rules make it
+    one. Drawings are read on a page with two rows of cells close together."""
+    rows = [
+        ["Install type", "Memory (minimum)", "Memory (recommended)", "Disk"],
+        ["Without a desktop", "256 megabytes", "512 megabytes", "4 gigabytes"],
+    ]
+    data = _grid_pdf([60, 180, 290, 420, 520], rows)
+    assert _tables(data) == [
+        "Install type | Memory (minimum) | Memory (recommended) | Disk\n"
+        "Without a desktop | 256 megabytes | 512 megabytes | 4 gigabytes"
+    ]
+
+
+def test_rows_the_rules_do_not_divide_are_rows_of_lines() -> None:
+    """Rules between groups of rows only: three operas beside their three composers, line
+    beside line, are three rows (a cell wrapped onto three lines stands beside shorter
+    ones); two options on two lines beside their description wrapped stay one row."""
+    rows = [
+        ["Opera", "Composer", "Year"],
+        ["Fidelio\nPeter Grimes\nDon Giovanni", "Beethoven\nBritten\nMozart", "1805\n1945\n1787"],
+        ["Carmen", "Bizet", "1875"],
+        [
+            "twoside\noneside",
+            "Print on both sides of each sheet or on one, the second the default.",
+            "none",
+        ],
+    ]
+    data = _grid_pdf([60, 180, 400, 480], rows)
+    assert _tables(data) == [
+        "Opera | Composer | Year\n"
+        "Fidelio | Beethoven | 1805\n"
+        "Peter Grimes | Britten | 1945\n"
+        "Don Giovanni | Mozart | 1787\n"
+        "Carmen | Bizet | 1875\n"
+        "twoside oneside | Print on both sides of each sheet or on one, the second the default."
+        " | none"
+    ]
