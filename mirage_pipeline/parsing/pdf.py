@@ -30,6 +30,7 @@ from mirage_pipeline.parsing.pdf_outline import (
 )
 from mirage_pipeline.parsing.pdf_running import drop_running_lines, printed_labels
 from mirage_pipeline.parsing.pdf_tables import find_tables
+from mirage_pipeline.parsing.pdf_text import Vocabulary
 from mirage_pipeline.parsing.pdf_tree import NOTE_MARKS, build_tree
 from mirage_pipeline.parsing.text_repair import groff_hyphens
 
@@ -108,7 +109,8 @@ def _parse(doc: pymupdf.Document, name: str) -> ParsedDocument:
             f"the PDF's outline repeats {repeated} entries out of page order: they were left out"
         )
     body = body_font_size(pages)
-    tables = find_tables(pages, body, doc)
+    words = Vocabulary(line.text for line in lines)  # the document's own: built once
+    tables = find_tables(pages, body, doc, words)
     notes = find_footnotes(pages, body)
     # neither a table's bold header row nor a footnote is a heading
     cells = frozenset(id(line) for table in tables for line in table.lines) | notes.keys()
@@ -129,7 +131,7 @@ def _parse(doc: pymupdf.Document, name: str) -> ParsedDocument:
     title = _title(metadata_in.get("title") or "", pages, name)
     heading_lines = {id(lines[i]) for h in headings for i in h.lines}  # an outline's title
     tables = [t for t in tables if not any(id(ln) in heading_lines for ln in t.lines)]
-    root = build_tree(lines, headings, tables, notes, listings)
+    root = build_tree(lines, headings, tables, notes, listings, words)
     drop_contents_section(root)
     metadata = {
         "pages": doc.page_count,

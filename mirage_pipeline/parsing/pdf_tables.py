@@ -24,11 +24,12 @@ from dataclasses import dataclass, replace
 
 import pymupdf
 
-from mirage_pipeline.parsing.pdf_grids import grids
+from mirage_pipeline.parsing.pdf_grids import aligned_rows, grids
 from mirage_pipeline.parsing.pdf_lines import Line, PageLines, rows_of
 from mirage_pipeline.parsing.pdf_text import Vocabulary, join_text
 
 _MIN_ROWS = 3  # rows with two or more cells
+_LOOK = 12  # pages of tables whose drawings are read before a document is taken to rule none
 _WORD = re.compile(r"[^\W\d_]{2,}")
 _MAX_MEDIAN_CELL = 40  # characters: cells are short, lines of running text are not
 _COLUMN_SLACK = 6.0  # points: cells of one column start this close to each other
@@ -49,15 +50,20 @@ class Table:
 
 
 def find_tables(
-    pages: list[PageLines], body_size: float, doc: pymupdf.Document | None = None
+    pages: list[PageLines],
+    body_size: float,
+    doc: pymupdf.Document | None = None,
+    words: Vocabulary | None = None,
 ) -> list[Table]:
     """The tables of every page; a row set larger than the body text (a numbered heading whose
     number stands apart from its title) is never part of one. With the `doc` the pages were
     read from, a table set in a grid of rules is read by its grid (`pdf_grids`), on a page
-    where tables or two rows of cells were found (reading a page's drawings costs half as much
-    as reading its text)."""
+    where tables were found or two rows of cells with a column in common (reading a page's
+    drawings costs half as much as reading its text), while the first `_LOOK` such pages or a
+    page since held one."""
     found: list[Table] = []
-    words = Vocabulary(line.text for page in pages for line in page.lines)
+    words = words or Vocabulary(line.text for page in pages for line in page.lines)
+    looked, ruled = 0, 0  # pages whose drawings were read, and those holding a grid
     for page in pages:
         on_page = len(found)
         grouped, parts = _centred_cells(rows_of(page.lines), words)
@@ -66,13 +72,13 @@ def find_tables(
             for row in grouped
         ]
         start = 0
-        cells_seen = False  # two rows of cells close together: a table may be ruled here
+        cells_seen = False  # rows of cells in columns: a table may be ruled here
         while start < len(rows):
             if len(rows[start]) < 2:  # a table starts with a row of cells
                 start += 1
                 continue
             end = _run_end(rows, start, parts)
-            cells_seen = cells_seen or sum(len(row) >= 2 for row in rows[start:end]) >= 2
+            cells_seen = cells_seen or aligned_rows(rows[start:end])
             table = (
                 _table(page.number, rows[start:end], words) if end - start >= _MIN_ROWS else None
             )
@@ -82,8 +88,12 @@ def find_tables(
                 start = end
             else:
                 start += 1
-        if doc is not None and (len(found) > on_page or cells_seen):
-            found[on_page:] = _ruled(doc[page.number - 1], page, found[on_page:], words)
+        # a document whose first tables are none of them ruled has none ruled (a TeX book's)
+        if doc is not None and (len(found) > on_page or cells_seen) and (ruled or looked < _LOOK):
+            tables = _ruled(doc[page.number - 1], page, found[on_page:], words)
+            looked += 1
+            ruled += any(t not in found for t in tables)
+            found[on_page:] = tables
     return found
 
 

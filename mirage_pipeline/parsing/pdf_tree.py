@@ -41,6 +41,7 @@ def build_tree(
     tables: list[Table],
     notes: dict[int, bool],
     listings: frozenset[int] | set[int] = frozenset(),
+    vocabulary: Vocabulary | None = None,
 ) -> Section:
     """The document's sections with their blocks, in reading order. `notes`: ids of footnote
     lines → whether the line opens a footnote; `listings`: pages whose first listing goes on
@@ -70,7 +71,8 @@ def build_tree(
         margins[key] = max(margins.get(key, 0.0), line.x1)
         lefts[key] = min(lefts.get(key, line.x0), line.x0)
     edges = _text_edges(lines, skip | aside, notes)
-    builder = _Builder(Vocabulary(line.text for line in lines), margins, lefts, edges, listings)
+    words = vocabulary or Vocabulary(line.text for line in lines)
+    builder = _Builder(words, margins, lefts, edges, listings)
     front: Section | None = None
     paragraph: list[Line] = []
     note: list[Line] = []
