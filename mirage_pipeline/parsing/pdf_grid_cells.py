@@ -10,9 +10,20 @@ from dataclasses import dataclass
 import pymupdf
 
 from mirage_pipeline.parsing.pdf_lines import Line
+from mirage_pipeline.parsing.pdf_text import Vocabulary
 
 ALIGNED = 0.6  # points: lines of a left-aligned column start this close to each other
 OVERRUN = 3.0  # points: a line running this far past its cell's rule holds the next cell's
+
+
+@dataclass(frozen=True)
+class Char:
+    """A character of a line as MuPDF set it: where it stands, and whether a span opens at it."""
+
+    c: str
+    x0: float
+    x1: float
+    opens: bool
 
 
 @dataclass
@@ -29,6 +40,7 @@ class Piece:
 
 def placed(
     page: pymupdf.Page,
+    words: Vocabulary,
     lines: list[Line],
     bands: list[tuple[float, float]],
     rows: list[list[tuple[float, float]]],
@@ -61,9 +73,11 @@ def placed(
         begins = [lefts.get(round(x0)) for x0, _ in row]
         # a cell holding a line of its own beside this one takes none of it
         held = {
-            k for k, cell in enumerate(cells[band]) if any(abs(p.y0 - line.y0) < 2 for p in cell)
+            k
+            for k, cell in enumerate(cells[band])
+            if any(abs(p.y0 - line.y0) < 2 and p.x0 < line.x1 - OVERRUN for p in cell)
         }
-        for at, piece in _split(line, chars.get(id(line)), row, slot, begins, held):
+        for at, piece in _split(line, chars.get(id(line)), row, slot, begins, held, words):
             cells[band][at].append(piece)
     return cells
 
@@ -92,37 +106,45 @@ def _text_lefts(starts: dict[int, list[float]]) -> dict[int, float]:
 
 def _split(
     line: Line,
-    chars: list[tuple[str, float, float]] | None,
+    chars: list[Char] | None,
     row: list[tuple[float, float]],
     slot: int,
     begins: list[float | None],
     held: set[int],
+    words: Vocabulary,
 ) -> list[tuple[int, Piece]]:
     """A line running across its cell's rule, its words each to the cell it starts in — a
     word is also cut where the text steps back left (the next cell's, set over the end of
     this one's: "config::ifupdown" + "standardized") or where a later column's text starts
-    (`begins`: "config::Netfilter" + "administration", set touching); a cell in `held` (a
-    line of its own beside this one) takes none of it; the line whole when its characters
-    cannot be matched to its text (a re-decoded legacy font's)."""
+    (`begins`: "config::Netfilter" + "administration", set touching; where MuPDF starts a
+    span, as it does where the text jumps, or where a word of the document starts that the
+    glued token is not: "manpage→html" + "converter"); a cell in `held` (a line of its own beside
+    this one) takes none of it; the line whole when its characters cannot be matched to its
+    text (a re-decoded legacy font's)."""
     whole = [(slot, Piece(line.y0, line.x0, line.text, line.mono_ends, x1=line.x1))]
     text = line.text
-    if chars is None or "".join(c for c, _, _ in chars).strip() != text:
+    raw = "".join(c.c for c in chars or ())
+    if chars is None or raw.strip() != text:
         return whole
-    lead = len("".join(c for c, _, _ in chars)) - len("".join(c for c, _, _ in chars).lstrip())
+    lead = len(raw) - len(raw.lstrip())
     parts: list[tuple[int, Piece]] = []
     start, last_x1 = None, None
-    for i, (c, x0, x1) in enumerate(chars[lead : lead + len(text)]):
-        if c.isspace():
+    for i, char in enumerate(chars[lead : lead + len(text)]):
+        x0 = char.x0
+        if char.c.isspace():
             start = None
             continue
         stepped = last_x1 is not None and (
             x0 < last_x1 - 1
-            or any(
-                b is not None and k > slot and k not in held and abs(x0 - b) <= ALIGNED
-                for k, b in enumerate(begins)
+            or (
+                any(
+                    b is not None and k > slot and k not in held and abs(x0 - b) <= ALIGNED
+                    for k, b in enumerate(begins)
+                )
+                and (char.opens or _word_starts(text, i, words))
             )
         )
-        last_x1 = x1
+        last_x1 = char.x1
         if start is not None and not stepped:
             continue
         start = i
@@ -140,9 +162,18 @@ def _split(
     return parts
 
 
-def _line_chars(page: pymupdf.Page, lines: list[Line]) -> dict[int, list[tuple[str, float, float]]]:
-    """The characters of the MuPDF lines `lines` were read from, (character, x0, x1) each,
-    by the line's id: read once for them all (a text page is made per reading)."""
+def _word_starts(text: str, i: int, words: Vocabulary) -> bool:
+    """Whether a word of the document starts at `text[i]` inside a token that is none."""
+    end = next((k for k in range(i, len(text)) if text[k].isspace()), len(text))
+    begin = next((k + 1 for k in range(i - 1, -1, -1) if text[k].isspace()), 0)
+    tail, token = text[i:end].casefold(), text[begin:end].casefold()
+    known = words.tokens()
+    return len(tail) >= 3 and tail.rstrip(".,;:") in known and token not in known
+
+
+def _line_chars(page: pymupdf.Page, lines: list[Line]) -> dict[int, list[Char]]:
+    """The characters of the MuPDF lines `lines` were read from, by the line's id: read once
+    for them all (a text page is made per reading)."""
     clip = pymupdf.Rect(
         min(ln.x0 for ln in lines) - 1,
         min(ln.y0 for ln in lines) - 1,
@@ -157,9 +188,9 @@ def _line_chars(page: pymupdf.Page, lines: list[Line]) -> dict[int, list[tuple[s
             x0, y0, _, y1 = found["bbox"]
             if abs(x0 - line.x0) <= 0.5 and abs(y0 - line.y0) <= 0.5 and abs(y1 - line.y1) <= 0.5:
                 out[id(line)] = [
-                    (c["c"], c["bbox"][0], c["bbox"][2])
+                    Char(c["c"], c["bbox"][0], c["bbox"][2], k == 0)
                     for span in found["spans"]
-                    for c in span["chars"]
+                    for k, c in enumerate(span["chars"])
                 ]
                 break
     return out

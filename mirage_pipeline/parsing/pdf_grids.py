@@ -127,7 +127,9 @@ def _read(
         if levels[0] < (ln.y0 + ln.y1) / 2 < levels[-1] and left - TOUCH <= ln.x0 < right
     ]
     rows = [_edges(band, left, right, vertical) for band in bands]
-    cells = placed(page, inside, bands, rows)
+    if not all(rows):
+        return None  # rules too close together to hold a cell (hatching)
+    cells = placed(page, words, inside, bands, rows)
     if sum(1 for row in cells if sum(1 for c in row if c) >= 2) < 2:
         return None  # a box around a listing or a note, a drawing's frame: no table
     if max(b - a for a, b in bands) > _TALLEST_ROW * page.rect.height:
@@ -141,8 +143,10 @@ def _read(
     for row in cells:
         for line_row in _line_rows(row):
             texts = [_cell_text(cell, words) for cell in line_row]
-            if any(texts):
-                table_rows.append(" | ".join(texts).rstrip(" |"))
+            while texts and not texts[-1]:
+                texts.pop()  # empty cells at its end (a cell's own "|" stays)
+            if texts:
+                table_rows.append(" | ".join(texts))
     return Grid("\n".join(table_rows), inside)
 
 
@@ -151,7 +155,11 @@ def _line_rows(row: list[list[Piece]]) -> list[list[list[Piece]]]:
     if not _side_by_side(row):
         return [row]
     tops = sorted({round(p.y0) for p in next(cell for cell in row if cell)})
-    return [[[p for p in cell if abs(round(p.y0) - top) <= 2] for cell in row] for top in tops]
+    rows: list[list[list[Piece]]] = [[[] for _ in row] for _ in tops]
+    for slot, cell in enumerate(row):
+        for piece in cell:  # to the line of the nearest top
+            rows[min(range(len(tops)), key=lambda i: abs(tops[i] - piece.y0))][slot].append(piece)
+    return rows
 
 
 def _edges(
@@ -160,7 +168,12 @@ def _edges(
     """A band's cells, (left, right) each: between the vertical rules crossing it."""
     middle = (band[0] + band[1]) / 2
     xs = sorted({left, right} | {v.at for v in vertical if v.lo - TOUCH <= middle <= v.hi + TOUCH})
-    edges = [x for i, x in enumerate(xs) if i == 0 or x - xs[i - 1] > TOUCH]
+    edges: list[float] = []
+    for x in xs:  # rules closer than TOUCH to the last kept one are that one
+        if not edges or x - edges[-1] > TOUCH:
+            edges.append(x)
+    if len(edges) > 1:
+        edges[-1] = xs[-1]
     return list(itertools.pairwise(edges))
 
 

@@ -26,7 +26,11 @@ def page_rules(page: pymupdf.Page) -> tuple[list[Rule], list[Rule]]:
     filled rectangle), a stroked box's four sides, collinear pieces joined."""
     horizontal: list[Rule] = []
     vertical: list[Rule] = []
-    for path in page.get_cdrawings():
+    try:
+        paths = page.get_cdrawings()
+    except (RuntimeError, ValueError):
+        return [], []  # a damaged content stream costs the grids, not the page
+    for path in paths:
         stroked = "s" in path.get("type", "")
         for item in path["items"]:
             if item[0] == "l":
@@ -49,14 +53,27 @@ def page_rules(page: pymupdf.Page) -> tuple[list[Rule], list[Rule]]:
 
 
 def _joined(rules: list[Rule]) -> list[Rule]:
-    """Collinear rules that meet as one (a word processor draws a row's rule cell by cell)."""
+    """Collinear rules that meet as one (a word processor draws a row's rule cell by cell):
+    rules within `SAME` of each other's line, their pieces joined where they meet."""
     out: list[Rule] = []
-    for rule in sorted(rules, key=lambda r: (round(r.at / SAME), r.lo)):
-        last = out[-1] if out else None
-        if last is not None and abs(last.at - rule.at) <= SAME and rule.lo <= last.hi + TOUCH:
-            last.hi = max(last.hi, rule.hi)
+    line: list[Rule] = []
+    for rule in sorted(rules, key=lambda r: r.at):
+        if line and rule.at - line[0].at > SAME:
+            out += _pieces(line)
+            line = []
+        line.append(rule)
+    return out + _pieces(line) if line else out
+
+
+def _pieces(line: list[Rule]) -> list[Rule]:
+    """One line's rules, those that meet or overlap joined."""
+    at = sum(r.at for r in line) / len(line)
+    out: list[Rule] = []
+    for rule in sorted(line, key=lambda r: r.lo):
+        if out and rule.lo <= out[-1].hi + TOUCH:
+            out[-1].hi = max(out[-1].hi, rule.hi)
         else:
-            out.append(Rule(rule.at, rule.lo, rule.hi))
+            out.append(Rule(at, rule.lo, rule.hi))
     return out
 
 

@@ -90,27 +90,29 @@ def find_tables(
                 start += 1
         # a document whose first tables are none of them ruled has none ruled (a TeX book's)
         if doc is not None and (len(found) > on_page or cells_seen) and (ruled or looked < _LOOK):
-            tables = _ruled(doc[page.number - 1], page, found[on_page:], words)
+            found[on_page:], read = _ruled(doc[page.number - 1], page, found[on_page:], words)
             looked += 1
-            ruled += any(t not in found for t in tables)
-            found[on_page:] = tables
+            ruled += read
     return found
 
 
 def _ruled(
     page: pymupdf.Page, lines: PageLines, tables: list[Table], words: Vocabulary
-) -> list[Table]:
+) -> tuple[list[Table], int]:
     """A page's tables, those set in a grid of rules read by it: in place of the tables found
-    from their lines' edges that share a line with it, when those lie inside it."""
+    from their lines' edges that share a line with it, when those lie inside it; and how many
+    grids were read."""
     kept = list(tables)
+    read = 0
     for grid in grids(page, lines, words):
         inside = {id(line) for line in grid.lines}
         overlapping = [t for t in kept if any(id(line) in inside for line in t.lines)]
         if any(id(line) not in inside for t in overlapping for line in t.lines):
             continue  # a table reaching out of its rules (labels beside a ruled box of cells)
-        kept = [t for t in kept if t not in overlapping]
+        kept = [t for t in kept if all(t is not o for o in overlapping)]
         kept.append(Table(lines.number, grid.text, grid.lines))
-    return kept
+        read += 1
+    return kept, read
 
 
 def _centred_cells(

@@ -10,6 +10,7 @@ import pymupdf
 
 from mirage_pipeline.parsing import parse_document
 from mirage_pipeline.parsing.model import Block
+from mirage_pipeline.parsing.pdf_rules import Rule, _joined
 
 
 def _wrapped(text: str, room: float, font: str) -> list[str]:
@@ -212,3 +213,80 @@ def test_rows_the_rules_do_not_divide_are_rows_of_lines() -> None:
         "twoside oneside | Print on both sides of each sheet or on one, the second the default."
         " | none"
     ]
+
+
+def test_hatching_is_no_grid_and_the_page_is_read() -> None:
+    """Vertical strokes 2 points apart (a hatched bar) are too close to hold cells: the grid
+    is left alone — it raised an IndexError that failed the document — and the table below
+    is still found from its edges."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    page.insert_text((60, 90), "Progress of the work by stage is shown below.", fontsize=10)
+    for y in (100, 120, 140, 160):
+        page.draw_line((100, y), (300, y), width=0.4)
+    for x in range(100, 301, 2):
+        page.draw_line((x, 100), (x, 120), width=0.3)
+    for x in (100, 200, 300):
+        page.draw_line((x, 120), (x, 160), width=0.4)
+    page.insert_text((110, 113), "Stage", fontsize=10)
+    for i, (a, b) in enumerate([("alpha", "done"), ("beta", "open")]):
+        page.insert_text((110, 133 + 20 * i), a, fontsize=10)
+        page.insert_text((210, 133 + 20 * i), b, fontsize=10)
+    for i, (a, b) in enumerate([("one", "first"), ("two", "second"), ("three", "third")]):
+        page.insert_text((110, 200 + 12 * i), a, fontsize=10)
+        page.insert_text((210, 200 + 12 * i), b, fontsize=10)
+    assert _tables(doc.tobytes()) == ["one | first\ntwo | second\nthree | third"]
+
+
+def test_a_rule_drawn_cell_by_cell_a_hair_off_its_line_is_one_rule() -> None:
+    """A word processor draws a row's rule cell by cell; pieces a hundredth of a point apart
+    in height are one rule (sorted by rounded height, the middle piece was lost, and its
+    column read as spanning rows)."""
+    pieces = [Rule(101.24, 60, 180), Rule(101.26, 180, 300), Rule(101.24, 300, 420)]
+    (joined,) = _joined(pieces)
+    assert (joined.lo, joined.hi) == (60, 420)
+
+
+def test_a_cell_holding_a_bar_keeps_it() -> None:
+    """Only empty cells are trimmed from a row's end: C's "||" and "|" are cells' text."""
+    rows = [["Meaning", "C operator"], ["logical and", "&&"], ["logical or", "||"]]
+    rows += [["bitwise or", "|"], ["not", "!"]]
+    data = _grid_pdf([60, 200, 330], rows, fonts=["helv", "cour"])
+    assert _tables(data) == [
+        "Meaning | C operator\nlogical and | &&\nlogical or | ||\nbitwise or | |\nnot | !"
+    ]
+
+
+def test_grids_read_like_their_edges_still_count_for_the_documents_budget() -> None:
+    """Drawings are read while a document's first pages of tables or a page since held a
+    grid: a simple ruled table, read the same by its grid and its edges, is a grid — twelve
+    of them did not keep the wrapped table of page 13 from being read by its rules."""
+    letters = [
+        "alpha",
+        "beta",
+        "gamma",
+        "delta",
+        "epsilon",
+        "zeta",
+        "theta",
+        "iota",
+        "kappa",
+        "lambda",
+        "omicron",
+        "sigma",
+    ]
+    out = pymupdf.open()
+    for p, word in enumerate(letters):
+        simple = [["name", "kind", "size"]]
+        simple += [[f"{word}{k}", f"{word} item", f"{k} value"] for k in range(3)]
+        page = _grid_pdf([60, 180, 290, 420], simple, before=f"Page {p} lists {word} files.")
+        out.insert_pdf(pymupdf.open("pdf", page))
+    wrapped = [
+        ["apt syntax", "aptitude syntax", "apt-get/apt-cache syntax", "what"],
+        ["apt update", "aptitude update", "apt-get update", "update the lists"],
+        ["apt upgrade", "aptitude safe-upgrade", "apt-get upgrade", "upgrade the packages"],
+    ]
+    last = _grid_pdf([60, 160, 230, 290, 440], wrapped, fonts=["cour", "cour", "cour", "helv"])
+    out.insert_pdf(pymupdf.open("pdf", last))
+    tables = _tables(out.tobytes())
+    assert tables[-1].startswith("apt syntax | aptitude syntax | apt-get/apt-cache syntax")
