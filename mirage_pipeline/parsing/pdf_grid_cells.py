@@ -162,6 +162,14 @@ def _split(
     return parts
 
 
+def trimmed(values: list[str]) -> list[str]:
+    """A row's cells without the empty ones at its end (a cell's own "|" stays)."""
+    end = len(values)
+    while end and not values[end - 1]:
+        end -= 1
+    return values[:end]
+
+
 def _word_starts(text: str, i: int, words: Vocabulary) -> bool:
     """Whether a word of the document starts at `text[i]` inside a token that is none."""
     end = next((k for k in range(i, len(text)) if text[k].isspace()), len(text))

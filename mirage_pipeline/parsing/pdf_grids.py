@@ -35,7 +35,7 @@ from dataclasses import dataclass
 
 import pymupdf
 
-from mirage_pipeline.parsing.pdf_grid_cells import Piece, placed
+from mirage_pipeline.parsing.pdf_grid_cells import Piece, placed, trimmed
 from mirage_pipeline.parsing.pdf_lines import Line, PageLines
 from mirage_pipeline.parsing.pdf_rules import SAME, TOUCH, Rule, components, page_rules
 from mirage_pipeline.parsing.pdf_text import Vocabulary, join_text
@@ -143,10 +143,8 @@ def _read(
     for row in cells:
         for line_row in _line_rows(row):
             texts = [_cell_text(cell, words) for cell in line_row]
-            while texts and not texts[-1]:
-                texts.pop()  # empty cells at its end (a cell's own "|" stays)
-            if texts:
-                table_rows.append(" | ".join(texts))
+            if any(texts):
+                table_rows.append(" | ".join(trimmed(texts)))
     return Grid("\n".join(table_rows), inside)
 
 

@@ -24,6 +24,7 @@ from dataclasses import dataclass, replace
 
 import pymupdf
 
+from mirage_pipeline.parsing.pdf_grid_cells import trimmed
 from mirage_pipeline.parsing.pdf_grids import aligned_rows, grids
 from mirage_pipeline.parsing.pdf_lines import Line, PageLines, rows_of
 from mirage_pipeline.parsing.pdf_text import Vocabulary, join_text
@@ -295,7 +296,7 @@ def _table(page: int, cells: list[list[Line]], words: Vocabulary) -> Table | Non
         for slot, cell in zip(slots, row, strict=True):
             values[slot] = f"{values[slot]} {cell.text}".strip()
         table_rows.append(values)
-    text = "\n".join(" | ".join(values).rstrip(" |") for values in table_rows)
+    text = "\n".join(" | ".join(trimmed(values)) for values in table_rows)
     return Table(page=page, text=text, lines=[c for row in cells for c in row])
 
 
