@@ -59,7 +59,15 @@ class Grid:
 
 
 def grids(page: pymupdf.Page, lines: PageLines, words: Vocabulary) -> list[Grid]:
-    """The page's ruled tables, read by their grids."""
+    """The page's ruled tables, read by their grids; none when a drawing trips the reader (it
+    costs the page its grids, not the PDF: its tables are read from their edges)."""
+    try:
+        return _grids(page, lines, words)
+    except (ArithmeticError, LookupError, ValueError, RuntimeError):
+        return []
+
+
+def _grids(page: pymupdf.Page, lines: PageLines, words: Vocabulary) -> list[Grid]:
     if page.rotation or abs(page.rect.height - lines.height) > 1:
         return []  # its lines were read turned: not in the drawings' coordinates
     horizontal, vertical = page_rules(page)

@@ -290,3 +290,20 @@ def test_grids_read_like_their_edges_still_count_for_the_documents_budget() -> N
     out.insert_pdf(pymupdf.open("pdf", last))
     tables = _tables(out.tobytes())
     assert tables[-1].startswith("apt syntax | aptitude syntax | apt-get/apt-cache syntax")
+
+
+def test_a_grid_the_reader_trips_on_costs_the_page_its_grids_only(monkeypatch) -> None:
+    """Bad input loses nothing: were reading a page's rules to fail (an odd drawing), its
+    tables are read from their edges and the document parses."""
+    import mirage_pipeline.parsing.pdf_grids as pdf_grids
+
+    def tripped(page: pymupdf.Page) -> None:
+        raise IndexError("an odd drawing")
+
+    monkeypatch.setattr(pdf_grids, "page_rules", tripped)
+    rows = [["name", "kind", "size"], ["alpha", "file", "1 kB"], ["beta", "link", "2 kB"]]
+    rows += [["gamma", "pipe", "3 kB"]]
+    data = _grid_pdf([60, 180, 290, 420], rows)
+    assert _tables(data) == [
+        "name | kind | size\nalpha | file | 1 kB\nbeta | link | 2 kB\ngamma | pipe | 3 kB"
+    ]
