@@ -59,17 +59,14 @@ def check_document(doc: ParsedDocument) -> None:
     passages = sum(1 for block, (lost, _) in found if lost and _lost_passage(block.text))
     # the document's letters counted only when enough were lost to matter (a search of every
     # block: 3 % of a book's parse)
-    letters_total = (
-        sum(n if lost else len(_LETTER.findall(b.text)) for b, (lost, n) in found)
-        if lost_total >= _PAGE_MIN
-        else 0
-    )
-    if lost_total >= _PAGE_MIN and lost_total >= _DOCUMENT_SHARE * letters_total:
-        raise ParseError(
-            f"the text's letters were lost before miRAGe read it: each is one placeholder"
-            f" character ({EXAMPLE}; {lost_total} of {letters_total} letters) — a conversion to"
-            " an encoding without its alphabet, or an OCR layer that could not write it"
-        )
+    if lost_total >= _PAGE_MIN:
+        letters_total = sum(n if lost else len(_LETTER.findall(b.text)) for b, (lost, n) in found)
+        if lost_total >= _DOCUMENT_SHARE * letters_total:
+            raise ParseError(
+                f"the text's letters were lost before miRAGe read it: each is one placeholder"
+                f" character ({EXAMPLE}; {lost_total} of {letters_total} letters) — a conversion"
+                " to an encoding without its alphabet, or an OCR layer that could not write it"
+            )
     if passages:
         doc.warnings.append(
             f"{passages} passage{'s' if passages > 1 else ''} held text whose letters were lost"

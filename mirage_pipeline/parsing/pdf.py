@@ -131,7 +131,7 @@ def _parse(doc: pymupdf.Document, name: str) -> ParsedDocument:
     title = _title(metadata_in.get("title") or "", pages, name)
     heading_lines = {id(lines[i]) for h in headings for i in h.lines}  # an outline's title
     tables = [t for t in tables if not any(id(ln) in heading_lines for ln in t.lines)]
-    root = build_tree(lines, headings, tables, notes, listings, words)
+    root = build_tree(lines, headings, tables, notes, words, listings)
     drop_contents_section(root)
     metadata = {
         "pages": doc.page_count,

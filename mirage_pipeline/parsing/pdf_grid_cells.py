@@ -52,7 +52,7 @@ def placed(
     starts: dict[int, list[float]] = {}  # a column's left rule → where its cells' lines start
     tops = [top for top, _ in bands]
     for line in lines:
-        middle = (line.y0 + line.y1) / 2
+        middle = centre(line)
         near = bisect.bisect_right(tops, middle) - 1  # the band it is in, or the one above
         band = min(
             (i for i in (near, near + 1) if 0 <= i < len(bands)),
@@ -80,6 +80,11 @@ def placed(
         for at, piece in _split(line, chars.get(id(line)), row, slot, begins, held, words):
             cells[band][at].append(piece)
     return cells
+
+
+def centre(line: Line) -> float:
+    """The height of a line's middle."""
+    return (line.y0 + line.y1) / 2
 
 
 def _distance(y: float, band: tuple[float, float]) -> float:
@@ -128,11 +133,11 @@ def _split(
         return whole
     lead = len(raw) - len(raw.lstrip())
     parts: list[tuple[int, Piece]] = []
-    start, last_x1 = None, None
+    in_word, last_x1 = False, None
     for i, char in enumerate(chars[lead : lead + len(text)]):
         x0 = char.x0
         if char.c.isspace():
-            start = None
+            in_word = False
             continue
         stepped = last_x1 is not None and (
             x0 < last_x1 - 1
@@ -145,9 +150,9 @@ def _split(
             )
         )
         last_x1 = char.x1
-        if start is not None and not stepped:
+        if in_word and not stepped:
             continue
-        start = i
+        in_word = True
         at = max(slot, _slot(row, x0 + 1))
         if at in held:
             at = parts[-1][0] if parts else slot

@@ -35,13 +35,12 @@ from dataclasses import dataclass
 
 import pymupdf
 
-from mirage_pipeline.parsing.pdf_grid_cells import Piece, placed, trimmed
+from mirage_pipeline.parsing.pdf_grid_cells import Piece, centre, placed, trimmed
 from mirage_pipeline.parsing.pdf_lines import Line, PageLines
 from mirage_pipeline.parsing.pdf_rules import SAME, TOUCH, Rule, components, page_rules
 from mirage_pipeline.parsing.pdf_text import Vocabulary, join_text
 
 _MIN_ROW = 4.0  # points: a band narrower than this is a double rule, no row
-_COLUMN = 6.0  # points: cells of one column start this close to each other
 _MAX_CROSSINGS = 40_000  # pairs of rules looked at on a page
 _TALLEST_ROW = 0.4  # of the page's height: a band taller is no table's row
 _FILLED = 0.6  # of the cells of its rows holding text: a table's, not a diagram's
@@ -75,8 +74,8 @@ def _grids(page: pymupdf.Page, lines: PageLines, words: Vocabulary) -> list[Grid
         return []  # no grid, or a drawing of many strokes (a plot): no table's
     found = []
     taken: set[int] = set()
-    ordered = sorted(lines.lines, key=_centre)
-    centres = [_centre(ln) for ln in ordered]
+    ordered = sorted(lines.lines, key=centre)
+    centres = [centre(ln) for ln in ordered]
     for hs, vs in components(horizontal, vertical):
         left, right = min(r.lo for r in hs), max(r.hi for r in hs)
         if not any(left + TOUCH < v.at < right - TOUCH for v in vs):
@@ -91,14 +90,11 @@ def _grids(page: pymupdf.Page, lines: PageLines, words: Vocabulary) -> list[Grid
     return found
 
 
-def aligned_rows(rows: list[list[Line]]) -> bool:
-    """Whether two rows of cells or more have a cell (not their first) in one column."""
-    edges = Counter(round(cell.x0 / _COLUMN) for row in rows if len(row) >= 2 for cell in row[1:])
+def aligned_rows(rows: list[list[Line]], slack: float) -> bool:
+    """Whether two rows of cells or more have a cell (not their first) in one column (their
+    left edges within `slack` of each other, about)."""
+    edges = Counter(round(cell.x0 / slack) for row in rows if len(row) >= 2 for cell in row[1:])
     return bool(edges) and max(edges.values()) >= 2
-
-
-def _centre(line: Line) -> float:
-    return (line.y0 + line.y1) / 2
 
 
 def _levels(rules: list[Rule]) -> list[float]:
@@ -130,9 +126,7 @@ def _read(
     left = min(r.lo for r in horizontal)
     right = max(r.hi for r in horizontal)
     inside = [
-        ln
-        for ln in lines
-        if levels[0] < (ln.y0 + ln.y1) / 2 < levels[-1] and left - TOUCH <= ln.x0 < right
+        ln for ln in lines if levels[0] < centre(ln) < levels[-1] and left - TOUCH <= ln.x0 < right
     ]
     rows = [_edges(band, left, right, vertical) for band in bands]
     if not all(rows):

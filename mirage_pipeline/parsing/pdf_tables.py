@@ -51,19 +51,15 @@ class Table:
 
 
 def find_tables(
-    pages: list[PageLines],
-    body_size: float,
-    doc: pymupdf.Document | None = None,
-    words: Vocabulary | None = None,
+    pages: list[PageLines], body_size: float, doc: pymupdf.Document, words: Vocabulary
 ) -> list[Table]:
     """The tables of every page; a row set larger than the body text (a numbered heading whose
-    number stands apart from its title) is never part of one. With the `doc` the pages were
-    read from, a table set in a grid of rules is read by its grid (`pdf_grids`), on a page
+    number stands apart from its title) is never part of one. A table set in a grid of rules
+    is read by its grid (`pdf_grids`, from the `doc` the pages were read from), on a page
     where tables were found or two rows of cells with a column in common (reading a page's
     drawings costs half as much as reading its text), while the first `_LOOK` such pages or a
     page since held one."""
     found: list[Table] = []
-    words = words or Vocabulary(line.text for page in pages for line in page.lines)
     looked, ruled = 0, 0  # pages whose drawings were read, and those holding a grid
     for page in pages:
         on_page = len(found)
@@ -79,7 +75,7 @@ def find_tables(
                 start += 1
                 continue
             end = _run_end(rows, start, parts)
-            cells_seen = cells_seen or aligned_rows(rows[start:end])
+            cells_seen = cells_seen or aligned_rows(rows[start:end], _COLUMN_SLACK)
             table = (
                 _table(page.number, rows[start:end], words) if end - start >= _MIN_ROWS else None
             )
@@ -90,7 +86,7 @@ def find_tables(
             else:
                 start += 1
         # a document whose first tables are none of them ruled has none ruled (a TeX book's)
-        if doc is not None and (len(found) > on_page or cells_seen) and (ruled or looked < _LOOK):
+        if (len(found) > on_page or cells_seen) and (ruled or looked < _LOOK):
             found[on_page:], read = _ruled(doc[page.number - 1], page, found[on_page:], words)
             looked += 1
             ruled += read

@@ -40,12 +40,13 @@ def build_tree(
     headings: list[Heading],
     tables: list[Table],
     notes: dict[int, bool],
+    vocabulary: Vocabulary,
     listings: frozenset[int] | set[int] = frozenset(),
-    vocabulary: Vocabulary | None = None,
 ) -> Section:
     """The document's sections with their blocks, in reading order. `notes`: ids of footnote
-    lines → whether the line opens a footnote; `listings`: pages whose first listing goes on
-    from the page before."""
+    lines → whether the line opens a footnote; `vocabulary`: the document's words (built once
+    for its tables and its tree); `listings`: pages whose first listing goes on from the page
+    before."""
     root = Section(title="", level=0, page=1)
     stack = [root]
     starts: dict[int, list[Heading]] = {}
@@ -71,8 +72,7 @@ def build_tree(
         margins[key] = max(margins.get(key, 0.0), line.x1)
         lefts[key] = min(lefts.get(key, line.x0), line.x0)
     edges = _text_edges(lines, skip | aside, notes)
-    words = vocabulary or Vocabulary(line.text for line in lines)
-    builder = _Builder(words, margins, lefts, edges, listings)
+    builder = _Builder(vocabulary, margins, lefts, edges, listings)
     front: Section | None = None
     paragraph: list[Line] = []
     note: list[Line] = []
