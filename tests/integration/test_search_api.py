@@ -56,6 +56,14 @@ def index_markdown(url: str, embedder, project: str, path: str, data: bytes) -> 
 async def client(database_url: str, local_embedder, tmp_path: Path):
     prepare_database(database_url, local_embedder.name, local_embedder.dimension)
     index_markdown(database_url, local_embedder, "kitchen", "notes.md", NOTES)
+    # no title of its own: its file name is its title, named in none of its words
+    index_markdown(
+        database_url,
+        local_embedder,
+        "kitchen",
+        "sourdough-starter.md",
+        b"## Feeding\n\nAdd equal weights of flour and water every morning.\n",
+    )
     index_markdown(
         database_url,
         local_embedder,
@@ -164,7 +172,7 @@ async def test_odd_queries_do_not_break_the_service(client):
 
 async def test_search_never_returns_another_projects_chunks(client):
     hits = (await search(client, {"query": "bread crumbs in the car", "limit": 100})).json()
-    assert hits and all(h["document"]["filename"] == "notes.md" for h in hits)
+    assert hits and all(h["document"]["filename"] != "car.md" for h in hits)
 
 
 async def test_a_validation_error_names_the_field(client):
@@ -178,3 +186,10 @@ async def test_a_passage_is_found_by_the_words_of_its_headings(client):
     assert [h["structure"]["section"] for h in hits] == ["Bread"]
     assert "bread" not in hits[0]["content"].lower()
     assert hits[0]["scores"]["text_rank"] == 1
+
+
+async def test_a_passage_is_found_by_the_words_of_its_documents_title(client):
+    # "Add equal weights of flour …" never says "sourdough": its document's title does (0015)
+    hits = (await search(client, {"query": "sourdough", "mode": "text", "limit": 5})).json()
+    assert [h["document"]["filename"] for h in hits] == ["sourdough-starter.md"]
+    assert "sourdough" not in hits[0]["content"].lower()

@@ -156,6 +156,28 @@ def test_headings_migration_indexes_a_chunks_heading_words(database_url: str) ->
     assert options == ["gin_pending_list_limit=256"]
 
 
+def test_titles_migration_indexes_a_chunks_document_title(database_url: str) -> None:
+    """Migration 0015: each chunk's tsv also holds its document's title (`structure -> 'book'`),
+    for chunks written after it and, migrating, for chunks already there."""
+    index = prepare_database(database_url, "local:multilingual-e5-small", 384)
+    with connect(database_url) as conn:
+        pid, doc = start_document(
+            conn, project="p", path="a.md", file_type="markdown", content_hash="h", size_bytes=1
+        )
+        written = [
+            dataclasses.replace(c, structure={"book": "Beekeeping Handbook", "heading_path": []})
+            for c in chunks(2)
+        ]
+        write_chunks(conn, index, pid, doc, written)
+        query = "SELECT count(*) FROM chunks WHERE tsv @@ to_tsquery('english', 'beekeeping')"
+        written_after = conn.execute(query).fetchone()[0]
+        conn.execute("DELETE FROM schema_migrations WHERE version = 15")
+        conn.commit()
+        assert apply_migrations(conn) == [15]
+        migrated = conn.execute(query).fetchone()[0]
+    assert (written_after, migrated) == (2, 2)
+
+
 def test_each_model_gets_its_own_index(database_url: str) -> None:
     small = prepare_database(database_url, "local:multilingual-e5-small", 384)
     large = prepare_database(database_url, "ollama:mxbai-embed-large", 1024)
