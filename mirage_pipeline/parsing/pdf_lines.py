@@ -82,6 +82,19 @@ _SAMPLE_SPANS = 100
 _SAMPLE_NON_ASCII_SPANS = 400
 _TEXT = operator.itemgetter("text")
 _STYLE = operator.itemgetter("font", "size", "flags")
+# A list's mark in a symbol font, as Word and LibreOffice write it: the Symbol font's (and
+# OpenSymbol's) bullet, Wingdings' squares, arrowhead, diamond and tick, at their private-use
+# code points (U+F000 + the font's own code). Read as such they were no mark: a bulleted list
+# became a table of two columns ("\uf0b7 | the item's text").
+_SYMBOL_BULLETS = {
+    "\uf0b7": "•",  # Symbol, OpenSymbol
+    "\uf0a7": "▪",  # Wingdings
+    "\uf06e": "■",
+    "\uf071": "❑",
+    "\uf076": "❖",
+    "\uf0d8": "➢",
+    "\uf0fc": "✔",
+}
 
 
 def extract_lines(
@@ -192,6 +205,8 @@ class _LineReader:
             text = self.line_fix(text)
         if not text:
             return None
+        if text[0] in _SYMBOL_BULLETS and (len(text) == 1 or text[1].isspace()):
+            text = _SYMBOL_BULLETS[text[0]] + text[1:]
         if not note_mark and RAISED_OPENING.match(text):
             # a font's own superscript digits (XeTeX's and dblatex's notes: "¹⁰То есть: …");
             # a footnote only at a page's foot in smaller type (pdf_notes.py)
@@ -252,7 +267,7 @@ def _sample(spans: list[dict], samples: dict[str, list[str]], sampled: set[str])
 
 
 # a list's marks (not a dash: a lone "–" is as often a table's empty cell)
-LIST_MARKS = "•◦▪▫‣⁃●○■□►▸▹➢➤✓✔"
+LIST_MARKS = "•◦▪▫‣⁃●○■□❑❖►▸▹➢➤✓✔"
 
 
 def _marks_joined(lines: list[Line]) -> list[Line]:
@@ -288,7 +303,14 @@ def _marks_joined(lines: list[Line]) -> list[Line]:
         return lines
     joined = {id(mark) for mark in items.values()}
     return [
-        replace(ln, text=f"{mark.text} {ln.text}", x0=mark.x0)
+        # an item, not a listing's line, though its words be code ("• DEBIAN_FRONTEND=text")
+        replace(
+            ln,
+            text=f"{mark.text} {ln.text}",
+            x0=mark.x0,
+            code=False,
+            mono_ends=(mark.mono, ln.mono_ends[1]),
+        )
         if (mark := items.get(id(ln)))
         else ln
         for ln in lines

@@ -896,6 +896,54 @@ def test_list_marks_set_apart_from_their_items_are_joined_to_them() -> None:
     assert not any(b.startswith("● The score") for b in blocks)
 
 
+def test_list_marks_of_a_symbol_font_are_bullets() -> None:
+    """Word and LibreOffice set a list's "•" in Symbol or OpenSymbol, mapped to its private-use
+    code point (U+F0B7), apart from the item: no mark, it made the list a table of two columns
+    ("\uf0b7 | What is Python?")."""
+    items = ["What is ReportLab all about?", "What is Python?", "How do I set it up?"]
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    page.insert_text((60, 80), "In this chapter, we will cover the groundwork:", fontsize=10)
+    for n, item in enumerate(items):
+        page.insert_text((78, 96 + 12 * n), "•", fontsize=10, fontname="symb")  # code 0xB7
+        page.insert_text((96, 96 + 12 * n), item, fontsize=10)
+    page.insert_text((60, 132), "We need your help to make sure this manual is complete.")
+    symbol = next(xref for xref, *_, name, _ in page.get_fonts() if name == "symb")
+    cmap = doc.get_new_xref()
+    doc.update_object(cmap, "<< >>")
+    doc.update_stream(
+        cmap,
+        b"/CIDInit /ProcSet findresource begin 12 dict begin begincmap /CMapName /S def"
+        b" 1 begincodespacerange <00> <FF> endcodespacerange"
+        b" 1 beginbfchar <B7> <F0B7> endbfchar endcmap"
+        b" CMapName currentdict /CMap defineresource pop end end",
+    )
+    doc.xref_set_key(symbol, "ToUnicode", f"{cmap} 0 R")
+    data = doc.tobytes()
+    assert "\uf0b7" in pymupdf.open(stream=data)[0].get_text()
+    blocks = _blocks(parse_document(data, "word.pdf"))
+    assert [(b.kind, b.text) for b in blocks[1:5]] == [
+        ("paragraph", "• What is ReportLab all about?"),
+        ("paragraph", "• What is Python?"),
+        ("paragraph", "• How do I set it up?"),
+        ("paragraph", "We need your help to make sure this manual is complete."),
+    ]
+
+
+def test_list_items_of_code_words_are_items_not_a_listing() -> None:
+    """An item whose words are mostly code ("• DEBIAN_FRONTEND=text", "• пакета
+    build-essential,") is a list's item: each its own paragraph, not lines of one listing."""
+    runs = [(60, 80, "The installer reads these settings:", "F0", 10)]
+    for n, path in enumerate(["DEBIAN_FRONTEND=text", "DEBCONF_DEBUG=5", "lowmem=1"]):
+        runs += [(78, 96 + 12 * n, "•", "F0", 10), (96, 96 + 12 * n, path, "cour", 10)]
+    blocks = _blocks(parse_document(_pdf([runs], cyrillic="F0"), "items.pdf"))
+    assert [(b.kind, b.text) for b in blocks[1:]] == [
+        ("paragraph", "• DEBIAN_FRONTEND=text"),
+        ("paragraph", "• DEBCONF_DEBUG=5"),
+        ("paragraph", "• lowmem=1"),
+    ]
+
+
 def test_bullet_items_in_the_block_of_the_lines_above_are_paragraphs_of_their_own() -> None:
     """texlive-ru's tight itemize: the items, without space between them, came in the block
     of the sentence that introduces them and were one paragraph ("• Английский: … •
