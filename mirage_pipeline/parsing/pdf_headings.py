@@ -8,7 +8,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
-from mirage_pipeline.parsing.pdf_lines import Line
+from mirage_pipeline.parsing.pdf_lines import LIST_MARKS, Line
 
 _NUMBERED = re.compile(
     r"^(?:(?:глава|часть|раздел|приложение|розділ|частина|додаток|chapter|part|section|appendix)"
@@ -41,7 +41,6 @@ CAPTION = re.compile(
     r"(?:\s*[:.—–-]|\s|$)",
     re.IGNORECASE,
 )
-# A list item's mark: "• ldconfig" set in bold is an item, not a heading.
 # the label of a note's box, bold in the body's size (MkDocs, Sphinx, DocBook, printed from a
 # browser: "Note" took the text after the box as its section, 30–80 % of a manual's chunks)
 _BOX_LABEL = re.compile(
@@ -50,7 +49,9 @@ _BOX_LABEL = re.compile(
     r"|заметка|осторожно|см\. также|примітка|увага|порада|попередження)[.:!]?",
     re.IGNORECASE,
 )
-_BULLET = re.compile(r"^(?:[•◦▪▫‣⁃∙·●○■□❑❖►▸▹➢➤✓✔*]|[-–—](?=\s))")
+# A list item's mark: "• ldconfig" set in bold is an item, not a heading (the list's marks, and
+# "∙", "·" and "*" opening a line)
+_BULLET = re.compile(f"^(?:[{LIST_MARKS}∙·*]|[-–—](?=\\s))")
 
 
 @dataclass

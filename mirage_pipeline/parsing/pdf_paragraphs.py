@@ -31,7 +31,7 @@ _COLUMN_SLACK = 5.0  # font sizes an indented line may stand off the line above 
 # a list item's mark: the item starts a paragraph even inside the block of the one before
 # (a tight LaTeX itemize: texlive-ru's "• Английский: … • Итальянский: …" was one paragraph);
 # not "·" or "∙", which also stand between a contents entry and its page, or in "· · ·"
-_ITEM_MARK = re.compile(f"[{LIST_MARKS}]\\s")
+ITEM_MARK = re.compile(f"[{LIST_MARKS}]\\s")
 # a line goes on with a word behind an opening bracket or quote too ("скрипт" | "(текстовый
 # файл) main3.lua", "модуль" | "“sprite”, который"), not with an item's mark: "(a)", "(2)"
 _OPENING_MARKS = re.compile(r"[(«»“„‚\"‘]*")
@@ -63,11 +63,11 @@ def same_paragraph(paragraph: list[Line], line: Line, listing: set[int], margins
         return line.block == last.block and (
             line.y0 - last.y0 < 0.5 * last.size or abs(line.x0 - last.x0) < last.size
         )
-    if not code and _ITEM_MARK.match(line.text):
+    if not code and ITEM_MARK.match(line.text):
         return False
     if (
         not code
-        and _ITEM_MARK.match(paragraph[0].text)
+        and ITEM_MARK.match(paragraph[0].text)
         and line.x0 < paragraph[0].x0 - 2
         and last.text.rstrip().endswith(SENTENCE_END)
         and not first_letter(line.text).islower()

@@ -18,9 +18,10 @@ import statistics
 
 from mirage_pipeline.parsing.model import RAISED, Block, Section
 from mirage_pipeline.parsing.pdf_headings import CAPTION, Heading
-from mirage_pipeline.parsing.pdf_lines import LIST_MARKS, RAISED_OPENING, Line
+from mirage_pipeline.parsing.pdf_lines import RAISED_OPENING, Line
 from mirage_pipeline.parsing.pdf_margins import margin_notes
 from mirage_pipeline.parsing.pdf_paragraphs import (
+    ITEM_MARK,
     SENTENCE_END,
     first_letter,
     listing_lines,
@@ -235,7 +236,7 @@ class _Builder:
         """The block `lines` became, or the paragraph of the page before they went on with."""
         # a list's item is no listing, though its words be mostly code ("• пакета
         # build-essential,", the mark in the text's font: Word's and LibreOffice's lists)
-        item = lines[0].text[:1] in LIST_MARKS and lines[0].text[1:2].isspace()
+        item = ITEM_MARK.match(lines[0].text)
         mono = not note and not item and all(line.mono for line in lines)
         text = _code_text(lines) if mono else join_lines(lines, self.vocabulary)
         if note and (mark := RAISED_OPENING.match(text)):
