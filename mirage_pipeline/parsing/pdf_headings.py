@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import re
 from collections import Counter
@@ -54,6 +55,10 @@ _BOX_LABEL = re.compile(
 _BULLET = re.compile(f"^(?:[{LIST_MARKS}∙·*]|[-–—](?=\\s))")
 
 
+# a heading found: its first and last line, its size, its text
+Candidate = tuple[int, int, float, str]
+
+
 @dataclass
 class Heading:
     start: int  # index of the first line of the section's body (or of the heading line)
@@ -76,7 +81,7 @@ def detect_headings(
     headings use — a bold term opening a paragraph is not.
     `cells`: ids of lines that are table cells (a bold header row is not a heading)."""
     runs = _style_runs(lines)
-    found: dict[int, tuple[int, int, float, str]] = {}  # first line → first, last, size, text
+    found: dict[int, Candidate] = {}  # first line → first, last, size, text
     styles: set[tuple[float, bool]] = set()
     code_size = _code_size(lines)
     for first, last, whole in runs:
@@ -97,6 +102,7 @@ def detect_headings(
         styled = _style(lines[first]) in styles or lines[first].size >= body_size + 1
         if styled and _numbered_heading(lines, first, n, body_size):
             found[first] = _candidate(lines, first, last)
+    _add_italic_subsections(lines, body_size, cells, found)
     candidates = _join_wrapped(_join_number_lines([found[i] for i in sorted(found)], lines), lines)
     if not candidates:
         return []
@@ -146,7 +152,7 @@ def _in_table(lines: list[Line], first: int, last: int, cells: frozenset[int]) -
     return any(id(lines[j]) in cells for j in range(first, last + 1))
 
 
-def _candidate(lines: list[Line], first: int, last: int) -> tuple[int, int, float, str]:
+def _candidate(lines: list[Line], first: int, last: int) -> Candidate:
     group = lines[first : last + 1]
     return first, last, max(ln.size for ln in group), " ".join(ln.text for ln in group)
 
@@ -167,7 +173,7 @@ def _looks_like_heading(lines: list[Line], i: int, n: int, body: float) -> bool:
         return group[0].size >= body + 1 or group[0].bold
     if len(text) > 120 or not any(ch.isalpha() for ch in text):
         return False
-    if any(line.mono for line in group) or text.endswith((".", ",", ";", ":")):
+    if _code_words(group) or text.endswith((".", ",", ";", ":")):
         return False
     if _cells_of_a_row(group) and not _NUMBERED.match(text):
         return False
@@ -182,6 +188,13 @@ def _looks_like_heading(lines: list[Line], i: int, n: int, body: float) -> bool:
     if bold and len(text) <= 80 and n <= 2:
         return True
     return bool(_NUMBERED.match(text)) and bold
+
+
+def _code_words(group: list[Line]) -> bool:
+    """Whether lines are code, not a title: all monospaced, or mostly and opening so. A title
+    may hold code that outweighs its words ("5.1. Файл `README.Debian`") or wrap before it
+    ("…загрузка в стабильный и предыдущий" / "`стабильный` выпуски")."""
+    return any(ln.code for ln in group) or (group[0].mono and group[0].mono_ends[0])
 
 
 def _code_size(lines: list[Line]) -> float | None:
@@ -220,7 +233,7 @@ def _numbered_heading(lines: list[Line], i: int, n: int, body: float) -> bool:
     the body may end in a full stop ("5.12.3 Графа 9.")."""
     group = lines[i : i + n]
     text = " ".join(line.text for line in group).strip()
-    if len(text) > 120 or not any(ch.isalpha() for ch in text) or any(ln.mono for ln in group):
+    if len(text) > 120 or not any(ch.isalpha() for ch in text) or _code_words(group):
         return False
     if not (_NUMBERED.match(text) or _NUMBER_ONLY.match(group[0].text.strip())):
         return False
@@ -228,12 +241,62 @@ def _numbered_heading(lines: list[Line], i: int, n: int, body: float) -> bool:
     return not text.endswith((",", ";", ":")) and (larger or not text.endswith("."))
 
 
-def _join_number_lines(
-    candidates: list[tuple[int, int, float, str]], lines: list[Line]
-) -> list[tuple[int, int, float, str]]:
+_SECTION_NUMBER = re.compile(r"(\d+(?:\.\d+)*)\.?\s+[^\s\d]")
+
+
+def _add_italic_subsections(
+    lines: list[Line], body: float, cells: frozenset[int], found: dict[int, Candidate]
+) -> None:
+    """A heading level set in italics in the body's size (a word processor's "Heading 4":
+    "5.8.5.1. Debian Security Tracker" under "5.8.5. Обработка ошибок безопасности"): one or
+    two italic lines opening or closing their block (a producer may put it in one block with
+    the paragraph before or after it) whose number goes on from the numbered heading found
+    before them — a child of it or of one of its parents. Added to `found`."""
+    numbered = sorted(
+        (first, m.group(1)) for first, c in found.items() if (m := _SECTION_NUMBER.match(c[3]))
+    )
+    starts = [first for first, _ in numbered]
+    i = 0
+    while i < len(lines):
+        if not lines[i].italic:
+            i += 1
+            continue
+        first, last = i, i
+        while last + 1 < len(lines) and lines[last + 1].italic and _same_block(lines, last):
+            last += 1
+        i = last + 1
+        edge = not _same_block(lines, first - 1) or not _same_block(lines, last)
+        group = lines[first : last + 1]
+        if first in found or not edge or len(group) > 2 or _in_table(lines, first, last, cells):
+            continue
+        if not all(abs(ln.size - body) <= 0.5 and not ln.code for ln in group):
+            continue
+        text = " ".join(ln.text for ln in group).strip()
+        number = _SECTION_NUMBER.match(text)
+        if (
+            not number
+            or "." not in number.group(1)
+            or len(text) > 120
+            or text.endswith((".", ",", ";", ":"))
+        ):
+            continue
+        at = bisect.bisect(starts, first)
+        parent = number.group(1).rsplit(".", 1)[0]
+        if at and (numbered[at - 1][1] + ".").startswith(parent + "."):
+            found[first] = _candidate(lines, first, last)
+            numbered.insert(at, (first, number.group(1)))
+            starts.insert(at, first)
+
+
+def _same_block(lines: list[Line], i: int) -> bool:
+    """Whether line `i` and the next are lines of one block."""
+    return 0 <= i < len(lines) - 1 and lines[i].block == lines[i + 1].block
+
+
+def _join_number_lines(candidates: list[Candidate], lines: list[Line]) -> list[Candidate]:
     """ "1" then "Параметры класса" as two headings → one heading "1 Параметры класса"; so
     "Глава 1" then "Общие сведения"."""
-    joined: list[tuple[int, int, float, str]] = []
+    joined: list[Candidate] = []
     for cand in candidates:
         label = joined and (
             _NUMBER_ONLY.match(joined[-1][3].strip())
@@ -256,13 +319,11 @@ def _join_number_lines(
     return [c for c in joined if not _NUMBER_ONLY.match(c[3].strip())]
 
 
-def _join_wrapped(
-    candidates: list[tuple[int, int, float, str]], lines: list[Line]
-) -> list[tuple[int, int, float, str]]:
+def _join_wrapped(candidates: list[Candidate], lines: list[Line]) -> list[Candidate]:
     """A heading set on two lines that are blocks of their own ("НА ТЕМУ: «Исследование … в
     многопоточных" / "приложениях Linux»") is one heading: the next line, in the same style,
     right below, going on (`_goes_on`)."""
-    joined: list[tuple[int, int, float, str]] = []
+    joined: list[Candidate] = []
     for cand in candidates:
         if joined:
             prev = joined[-1]

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import bisect
 import functools
-import itertools
 import operator
 import re
 from collections import Counter
@@ -17,8 +16,9 @@ from dataclasses import dataclass, field, replace
 
 import pymupdf
 
-from mirage_pipeline.parsing.model import RAISED, SUPERSCRIPT
+from mirage_pipeline.parsing.model import RAISED
 from mirage_pipeline.parsing.pdf_orientation import turn_lines
+from mirage_pipeline.parsing.pdf_spans import mixed_text
 from mirage_pipeline.parsing.text_repair import CONTROL
 
 # Expand ligatures (ﬁ → fi), keep whitespace readable; no images.
@@ -32,6 +32,9 @@ _DIGITS = re.compile(r"\d+")
 # pitch by its flags, but set over a scan's words, which are prose — every block of an OCR'd
 # book was code (no headings, no hyphen joined, no tables)
 OCR_FONT = re.compile(r"glyphless|invisible", re.IGNORECASE)
+_ITALIC_NAME = re.compile(r"italic|oblique", re.IGNORECASE)
+# words, or a section's number ("5.10.3.3. `wanna-build`"), not a listing's line number
+_PROSE = re.compile(r"[^\W\d_]|\d\.\d")
 MONO_NAME = re.compile(
     r"mono(?!type)|courier|consol|typewriter|(?<!uni)(?<!en)code(?!\d)|\btt"
     r"|(?:cm|cmsl|cmit|ec|tc|sf|lm|tx)tt"
@@ -55,6 +58,7 @@ class Line:
     code: bool = False  # every character is monospaced (a line of a code listing)
     mono_ends: tuple[bool, bool] = (False, False)  # its first and its last word monospaced
     note_mark: bool = False  # it opens with a superscript number (a footnote's first line)
+    italic: bool = False  # most of its characters are italic or oblique
 
     @functools.cached_property
     def norm(self) -> str:
@@ -146,10 +150,10 @@ class _LineReader:
         self.line_fix = line_fix
         self.block_id = 0  # a page-independent number of the block being read
         self.sampled: set[str] = set()  # fonts whose sample is full
-        self.styles: dict[tuple[str, int], tuple[bool, bool]] = {}  # (font, flags) → style
+        self.styles: dict[tuple[str, int], tuple[bool, bool, bool]] = {}  # (font, flags) → …
 
-    def style(self, span: dict) -> tuple[bool, bool]:
-        """Whether a span's font is bold, and whether it is monospaced."""
+    def style(self, span: dict) -> tuple[bool, bool, bool]:
+        """Whether a span's font is bold, whether it is monospaced, whether it is italic."""
         key = (span["font"], span["flags"])
         found = self.styles.get(key)
         if found is None:
@@ -157,8 +161,19 @@ class _LineReader:
             found = self.styles[key] = (
                 bool(flags & 16) or "bold" in font.lower(),
                 (bool(flags & 8) and not OCR_FONT.search(font)) or bool(MONO_NAME.search(font)),
+                bool(flags & 2) or bool(_ITALIC_NAME.search(font)),
             )
         return found
+
+    def prose_size(self, spans: list[dict]) -> float | None:
+        """The size most of a line's words not in a monospaced font are set in: inline code
+        set smaller than its words ("5.1. Файл `README.Debian`" in a 16-pt heading, code at
+        11 pt) may hold most of its characters, not its size."""
+        sizes: Counter[float] = Counter()
+        for s in spans:
+            if not self.style(s)[1] and _PROSE.search(s["text"]):
+                sizes[round(s["size"], 1)] += len(s["text"].strip())
+        return sizes.most_common(1)[0][0] if sizes else None
 
     def line(self, line: dict, page: int, fonts: dict[str, int]) -> Line | None:
         """The Line a PyMuPDF line makes (None when it holds no text); its characters are
@@ -186,7 +201,7 @@ class _LineReader:
                     _sample(spans, samples, self.sampled)
             text = joined.strip()
             size = round(first["size"], 1)
-            bold, mono = self.style(first)
+            bold, mono, italic = self.style(first)
             code, mono_ends = mono, (mono, mono)
         else:
             for s in spans:
@@ -194,11 +209,18 @@ class _LineReader:
             if samples is not None:
                 _sample(spans, samples, self.sampled)
             words = [s for s in spans if not s["text"].isspace()] or spans
-            text, note_mark = _mixed_text(spans, words)
+            text, note_mark = mixed_text(spans, words)
             weights: Counter[tuple[float, bool, bool]] = Counter()
+            slanted = 0
             for s in spans:
-                weights[(round(s["size"], 1), *self.style(s))] += len(s["text"].strip()) or 1
+                bold, mono, italic = self.style(s)
+                n = len(s["text"].strip()) or 1
+                weights[(round(s["size"], 1), bold, mono)] += n
+                slanted += n if italic else -n
             (size, bold, mono), _ = weights.most_common(1)[0]
+            italic = slanted > 0
+            if mono:
+                size = self.prose_size(spans) or size
             code = all(self.style(s)[1] for s in words)
             mono_ends = (self.style(words[0])[1], self.style(words[-1])[1])
         if fixed and self.line_fix is not None:
@@ -226,27 +248,8 @@ class _LineReader:
             code,
             mono_ends,
             note_mark,
+            italic,
         )
-
-
-def _mixed_text(spans: list[dict], words: list[dict]) -> tuple[str, bool]:
-    """The text of a line whose spans differ in font (`words`: those but spaces), and whether
-    it opens with a footnote's raised number: raised numbers inside it read as superscripts
-    ("scripts.¹", "c² = a² + b²" read "scripts. 1" and "c2 = a2 + b2"), a note's opening one
-    stands apart ("¹Obviously" would read "1Obviously")."""
-    raised = False
-    for before, after in itertools.pairwise(words):
-        if _raised_number(after, before):
-            after["text"] = after["text"].strip().translate(SUPERSCRIPT)
-            raised = True
-    text = "".join(s["text"] for s in spans).strip()
-    if raised:
-        text = _BEFORE_SUPERSCRIPT.sub("", text)
-    note_mark = _superscript_number(words)
-    if note_mark:
-        mark = words[0]["text"].strip()
-        text = f"{mark} {text[len(mark) :].lstrip()}"
-    return text, note_mark
 
 
 def _sample(spans: list[dict], samples: dict[str, list[str]], sampled: set[str]) -> None:
@@ -334,41 +337,6 @@ def _without_plot_marks(lines: list[Line]) -> list[Line]:
 
 # a line opening with superscript digits and a word: a footnote's first line
 RAISED_OPENING = re.compile(f"([{RAISED}]{{1,3}}) ?(?=[^\\W\\d_])")
-_BEFORE_SUPERSCRIPT = re.compile(f"(?<=\\S)\\s+(?=[{RAISED}]+(?:\\s|$|[.,;:)]))")
-
-
-def _superscript_number(spans: list[dict]) -> bool:
-    """The line opens with a raised, smaller number: a footnote's mark ("¹ Obviously…"). A
-    mark only a point smaller than its text (plain TeX's: 7 points by 8) is raised by a
-    quarter of the text's size, measured at the bottom of the text beside it: MuPDF gives a
-    span opening with the space after the mark the mark's baseline ("7" and " Families" at
-    625.8, the next word at 628.6)."""
-    if len(spans) < 2:
-        return False
-    mark, beside = spans[0], spans[1]
-    if _raised_number(mark, beside):
-        return True
-    number = mark["text"].strip()
-    return (
-        number.isdigit()
-        and len(number) <= 3
-        and mark["size"] < beside["size"]
-        and beside["bbox"][3] - mark["bbox"][3] > 0.25 * beside["size"]
-    )
-
-
-def _raised_number(mark: dict, beside: dict) -> bool:
-    """`mark` is a number set smaller than and raised above the text `beside` it."""
-    number = mark["text"].strip()
-    return (
-        number.isdigit()
-        and len(number) <= 3
-        and mark["size"] <= 0.85 * beside["size"]
-        and (
-            bool(mark["flags"] & 1)
-            or mark["origin"][1] < beside["origin"][1] - 0.1 * beside["size"]
-        )
-    )
 
 
 def rows_of(lines: list[Line]) -> list[list[Line]]:

@@ -16,7 +16,9 @@ BODY = (
 
 # A line: (text, font size, bold, space above it in points). PyMuPDF puts a line into the
 # block of the lines above it when the space is small, as real producers (Apache FOP) do.
-Line = tuple[str, float, bool, float]
+# In place of `bold`, a Base-14 font's name ("heit": Helvetica Oblique); in place of `text`,
+# pieces in fonts and sizes of their own set one after the other on the line's baseline.
+Line = tuple[str | list[tuple[str, float, str]], float, bool | str, float]
 
 
 def _pdf(pages: list[list[Line]]) -> bytes:
@@ -26,7 +28,13 @@ def _pdf(pages: list[list[Line]]) -> bytes:
         y = 50.0
         for text, size, bold, space in lines:
             y += space + size
-            page.insert_text((40, y), text, fontsize=size, fontname="hebo" if bold else "helv")
+            font = bold if isinstance(bold, str) else "hebo" if bold else "helv"
+            x = 40.0
+            for piece, piece_size, piece_font in (
+                [(text, size, font)] if isinstance(text, str) else text
+            ):
+                page.insert_text((x, y), piece, fontsize=piece_size, fontname=piece_font)
+                x += pymupdf.get_text_length(piece, fontname=piece_font, fontsize=piece_size)
         page.insert_text((290, 800), str(number), fontsize=8)
     data = doc.tobytes()
     doc.close()
@@ -504,3 +512,53 @@ def test_a_numbered_heading_sharing_a_numbered_entrys_words_and_a_long_bold_clau
     doc.set_toc([[1, "1 Overview", 1], [1, "2 Install", 1], [2, "2.1 Steps", 2]])
     titles = [title for _, title in _levels(parse_document(doc.tobytes(), "lease.pdf"))]
     assert titles == ["1 Overview", "2 Install", "2.1 Steps", "2.1.1 Overview"]
+
+
+def test_a_numbered_heading_level_in_italics_in_the_bodys_size_is_a_heading() -> None:
+    """A word processor's "Heading 4": italic, the body's size. Its number goes on from the
+    heading before it, whether it stands alone or shares a block with the paragraph above; an
+    italic line numbered otherwise, or not numbered, is text."""
+    lines: list[Line] = [
+        ("5. Packages", 18, True, 0),
+        *_body(),
+        ("5.8. Security bugs", 14, True, 20),
+        *_body(space=12),
+        ("5.8.1. The security tracker", 10, "heit", 12),
+        *_body(space=12),
+        ("5.8.2. Confidentiality", 10, "heit", 2),
+        *_body(space=12),
+        ("2.1 Weights and measures of the old world", 10, "heit", 12),
+        *_body(space=12),
+        ("A quotation set apart in italics", 10, "heit", 12),
+        *_body(space=12),
+    ]
+    doc = parse_document(_pdf([lines]), "packages.pdf")
+    assert _levels(doc) == [
+        (1, "5. Packages"),
+        (2, "5.8. Security bugs"),
+        (3, "5.8.1. The security tracker"),
+        (3, "5.8.2. Confidentiality"),
+    ]
+    texts = [b.text for b in _sections(doc)["5.8.2. Confidentiality"].blocks]
+    assert any(t.startswith("2.1 Weights and measures") for t in texts)
+    assert any(t.startswith("A quotation set apart") for t in texts)
+
+
+def test_a_heading_holding_code_in_a_smaller_monospaced_font_is_a_heading() -> None:
+    """ "5.1. File `README.Debian`": the code, set smaller than the heading, holds most of the
+    line's characters; the heading is still the size of its words."""
+    lines: list[Line] = [
+        ("Chapter 5. Other files", 24, True, 0),
+        *_body(),
+        ([("5.1. File ", 16, "helv"), ("README.Debian", 10, "cour")], 16, False, 20),
+        *_body(space=12),
+        ([("5.2. File ", 16, "helv"), ("compat", 10, "cour")], 16, False, 20),
+        *_body(space=12),
+    ]
+    doc = parse_document(_pdf([lines]), "files.pdf")
+    assert _levels(doc) == [
+        (1, "Chapter 5. Other files"),
+        (2, "5.1. File README.Debian"),
+        (2, "5.2. File compat"),
+    ]
+    assert _sections(doc)["5.1. File README.Debian"].blocks[0].text.startswith("The hierarchy")
