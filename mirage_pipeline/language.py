@@ -158,6 +158,12 @@ def _letters(text: str) -> tuple[int, int, int]:
     return cyrillic, len(data.translate(None, _NOT_ASCII_LETTERS)), accented
 
 
+def same_alphabet(language: str | None, other: str) -> bool:
+    """Whether two languages are written in the same alphabet, Cyrillic or not (a language
+    not known counts as either)."""
+    return language is None or (language in CYRILLIC_LANGUAGES) == (other in CYRILLIC_LANGUAGES)
+
+
 def cyrillic_language(text: str) -> str:
     """'uk' when Ukrainian-only letters outnumber Russian-only ones, else 'ru'."""
     ukrainian = sum(text.count(c) for c in _UKRAINIAN_ONLY)

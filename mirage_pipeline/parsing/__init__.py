@@ -6,7 +6,7 @@ import sys
 from collections.abc import Callable
 from pathlib import PurePosixPath
 
-from mirage_pipeline.language import prevailing_language
+from mirage_pipeline.language import normalise_language, prevailing_language, same_alphabet
 from mirage_pipeline.parsing import budgets as _budgets
 from mirage_pipeline.parsing.back_index import drop_back_index
 from mirage_pipeline.parsing.budgets import Budgets, OverBudget
@@ -124,13 +124,21 @@ def parse_document(
 
 def with_language(doc: ParsedDocument) -> ParsedDocument:
     """Every document's metadata names its language (shown in Dagster): the one its source
-    declares, else the one most of its text is in (Markdown, text, undeclared EPUB and FB2)."""
-    if doc.metadata.get("language"):
-        return doc
+    declares, else the one most of its text is in (Markdown, text, undeclared EPUB and FB2).
+    A declared language of the other alphabet than the text's is not the text's: a word
+    processor declares its user's locale ("en-US" on every Russian PDF LibreOffice printed on
+    an English system), a converter may declare its default."""
+    declared = doc.metadata.get("language")
     blocks = [b for _, s in doc.root.walk() for b in s.blocks if b.text.strip()]
     blocks = [b for b in blocks if b.kind != "code"] or blocks  # prose tells, not listings
     sample = blocks[:: max(1, len(blocks) // _LANGUAGE_SAMPLES)]
-    language = prevailing_language((b.text, b.lang) for b in sample)
+    if declared:
+        told = prevailing_language((b.text, None) for b in sample)
+        if told is None or same_alphabet(normalise_language(declared), told):
+            return doc
+        language: str | None = told
+    else:
+        language = prevailing_language((b.text, b.lang) for b in sample)
     if language:
         doc.metadata["language"] = language
     return doc

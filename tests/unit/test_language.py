@@ -187,3 +187,15 @@ def test_epub_and_fb2_without_a_declared_language_get_the_detected_one() -> None
     assert parse_document(fb2, "book.fb2").metadata["language"] == "ru"
     epub = _epub([("Chapter", f"<p>{SENTENCES['fr']}</p>" * 3)], language="")
     assert parse_document(epub, "book.epub").metadata["language"] == "fr"
+
+
+def test_a_declared_language_of_another_alphabet_than_the_texts_is_the_texts() -> None:
+    """A converter's default ("en" on a Russian book) names no language of the text; one of
+    the text's alphabet stands (it may tell more than the text: Ukrainian, Portuguese)."""
+    from mirage_pipeline.parsing import parse_document
+    from tests.unit.test_parsers import _epub
+
+    russian = _epub([("Глава", f"<p>{SENTENCES['ru']}</p>" * 3)], language="en")
+    assert parse_document(russian, "book.epub").metadata["language"] == "ru"
+    french = _epub([("Chapitre", f"<p>{SENTENCES['fr']}</p>" * 3)], language="pt-BR")
+    assert parse_document(french, "livre.epub").metadata["language"] == "pt-BR"

@@ -416,7 +416,10 @@ def test_a_pdf_without_body_text_is_named_plainly() -> None:
 @pytest.mark.parametrize(
     ("lang", "text", "expected"),
     [
-        ("uk-UA", "Plain English text, but the document says otherwise.", "uk"),
+        # the tag tells what the text's alphabet does not (Cyrillic without Ukrainian letters)
+        ("uk-UA", "Мама мила раму, а тато читав книгу вдома.", "uk"),
+        # a word processor's locale, not the text's language (LibreOffice on an English system)
+        ("en-US", "Съешь же ещё этих мягких французских булок, да выпей чаю.", "ru"),
         ("", "The quick brown fox jumps over the lazy dog and the cat.", "en"),
         ("", "Съешь же ещё этих мягких французских булок, да выпей чаю.", "ru"),
     ],
