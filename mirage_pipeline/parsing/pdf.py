@@ -22,6 +22,7 @@ from mirage_pipeline.parsing.pdf_headings import detect_headings
 from mirage_pipeline.parsing.pdf_lines import Line, PageLines, body_font_size, extract_lines
 from mirage_pipeline.parsing.pdf_notes import find_footnotes
 from mirage_pipeline.parsing.pdf_outline import (
+    SLIDE_NAME,
     drop_outline_entries,
     front_headings,
     locate_outline,
@@ -98,7 +99,7 @@ def _parse(doc: pymupdf.Document, name: str) -> ParsedDocument:
         [
             (level, " ".join(title.split()), page)
             for level, title, page in doc.get_toc(simple=True)
-            if title.strip()
+            if title.strip() and not SLIDE_NAME.fullmatch(title.strip())
         ]
     )
     drop_outline_entries(pages, toc)

@@ -14,6 +14,12 @@ from mirage_pipeline.parsing.pdf_headings import CHAPTER_LABEL, Heading, detect_
 from mirage_pipeline.parsing.pdf_lines import Line, PageLines
 
 _NOT_WORD = re.compile(r"[\W_]+")
+# A slide without a title in a presentation program's PDF: its bookmark is the slide's default
+# name (LibreOffice Impress: "Slide 5", "Слайд 5", "Folie 5"), no section's title — the slide
+# goes on from the one before.
+SLIDE_NAME = re.compile(
+    r"(?:slide|слайд|folie|diapositiva|diapositive|slajd|snímek)\s*\d+", re.IGNORECASE
+)
 _FRONT_TEXT = 3000  # characters before the outline's first entry: more than a title page
 _LEADING_NUMBER = re.compile(r"^(?:\d+|[ivxlc]+|[a-z])(?:[.\d]*)")
 

@@ -33,6 +33,7 @@ from mirage_pipeline.parsing.pdf_text import Vocabulary, join_lines, join_text
 from mirage_pipeline.parsing.text_repair import literal_break
 
 _FULL_LINE_CHARS = 30  # a line shorter than this is not taken to fill the measure
+_SMALLER_GOES_ON = 0.75  # a page opening in a size under this share of a paragraph's: not its rest
 _MONO_ADVANCE = 0.55  # width of a monospaced character, in font sizes
 
 
@@ -254,10 +255,13 @@ class _Builder:
                 self.ends[id(listing)] = lines[-1]
                 return listing
         previous = None if mono or note else self._continued(section, page)
-        if previous is not None and (
-            first_letter(text).islower() or self._runs_on(self.ends[id(previous)], lines[0])
+        end = self.ends[id(previous)] if previous is not None else None
+        if end is not None and (
+            # a word going on, not in a much smaller size (a slide's next page opening with a
+            # command at 18 pt does not go on with a bullet's item at 32)
+            (first_letter(text).islower() and lines[0].size >= _SMALLER_GOES_ON * end.size)
+            or self._runs_on(end, lines[0])
         ):
-            end = self.ends[id(previous)]
             glue = end.mono_ends[1] and lines[0].mono_ends[0]
             previous.text = join_text(previous.text, text, self.vocabulary, glue)
             previous.page_end = last

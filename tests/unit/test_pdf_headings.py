@@ -562,3 +562,23 @@ def test_a_heading_holding_code_in_a_smaller_monospaced_font_is_a_heading() -> N
         (2, "5.2. File compat"),
     ]
     assert _sections(doc)["5.1. File README.Debian"].blocks[0].text.startswith("The hierarchy")
+
+
+def test_a_slides_default_name_in_the_outline_is_no_section() -> None:
+    """LibreOffice Impress bookmarks a slide without a title by its default name: "Slide 3"
+    was a section of its own; its text goes on under the slide before it, but not with that
+    slide's last item (a command in a smaller size opening the page, not the item's rest)."""
+    slides = [
+        [("Backups", 28, True, 0), *_body(1, 20)],
+        [("The 3-2-1 rule", 28, True, 0), ("Three copies on two kinds of media", 24, False, 20)],
+        [("restic backup /srv --exclude-file=exclude.txt", 16, False, 0)],
+        [("Questions", 28, True, 0), *_body(1, 20)],
+    ]
+    doc = pymupdf.open(stream=_pdf(slides))
+    doc.set_toc(
+        [[1, "Backups", 1], [1, "The 3-2-1 rule", 2], [1, "Slide 3", 3], [1, "Questions", 4]]
+    )
+    parsed = parse_document(doc.tobytes(), "deck.pdf")
+    assert [t for _, t in _levels(parsed)] == ["Backups", "The 3-2-1 rule", "Questions"]
+    rule = [b.text for b in _sections(parsed)["The 3-2-1 rule"].blocks]
+    assert "restic backup /srv --exclude-file=exclude.txt" in rule
