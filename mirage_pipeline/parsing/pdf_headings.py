@@ -7,7 +7,7 @@ import bisect
 import itertools
 import re
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from mirage_pipeline.parsing.pdf_lines import LIST_MARKS, Line
 
@@ -102,17 +102,17 @@ def detect_headings(
         styled = _style(lines[first]) in styles or lines[first].size >= body_size + 1
         if styled and _numbered_heading(lines, first, n, body_size):
             found[first] = _candidate(lines, first, last)
-    _add_italic_subsections(lines, body_size, cells, found)
+    italic = _add_italic_subsections(lines, body_size, cells, found)
     candidates = _join_wrapped(_join_number_lines([found[i] for i in sorted(found)], lines), lines)
     if not candidates:
         return []
-    sizes = sorted({_size_class(c[2]) for c in candidates}, reverse=True)
+    sizes = sorted({_size_class(c[2]) for c in candidates if c[0] not in italic}, reverse=True)
     # Many heading sizes are rare: keep the four largest as levels, the rest as level 4.
     level_of = {s: min(n + 1, 4) for n, s in enumerate(sizes)}
-    return [
+    headings = [
         Heading(
             first,
-            level_of[_size_class(size)],
+            level_of.get(_size_class(size), 4),  # an italic subsection: _numbered_levels
             " ".join(text.split()),
             lines[first].page,
             tuple(range(first, last + 1)),
@@ -120,6 +120,7 @@ def detect_headings(
         )
         for first, last, size, text in candidates
     ]
+    return _numbered_levels(headings, italic) if italic else headings
 
 
 def _size_class(size: float) -> float:
@@ -175,6 +176,8 @@ def _looks_like_heading(lines: list[Line], i: int, n: int, body: float) -> bool:
         return False
     if _code_words(group) or text.endswith((".", ",", ";", ":")):
         return False
+    if not _NUMBERED.match(text) and any(ln.mono and ": " in ln.text for ln in group):
+        return False  # a label and its code: "E-mail: kaspar@…", "Опция: Aptitude::…"
     if _cells_of_a_row(group) and not _NUMBERED.match(text):
         return False
     larger = all(line.size >= body + 1.0 for line in group)
@@ -242,20 +245,25 @@ def _numbered_heading(lines: list[Line], i: int, n: int, body: float) -> bool:
 
 
 _SECTION_NUMBER = re.compile(r"(\d+(?:\.\d+)*)\.?\s+[^\s\d]")
+# a heading's number, also alone on its line ("5.8" above "Security bugs")
+_NUMBER_AT = re.compile(r"(\d+(?:\.\d+)*)\.?(?:\s|$)")
 
 
 def _add_italic_subsections(
     lines: list[Line], body: float, cells: frozenset[int], found: dict[int, Candidate]
-) -> None:
+) -> set[int]:
     """A heading level set in italics in the body's size (a word processor's "Heading 4":
     "5.8.5.1. Debian Security Tracker" under "5.8.5. Обработка ошибок безопасности"): one or
     two italic lines opening or closing their block (a producer may put it in one block with
     the paragraph before or after it) whose number goes on from the numbered heading found
-    before them — a child of it or of one of its parents. Added to `found`."""
+    before them: its first child, or the next of one of its parents' children ("5.8.5.2"
+    after "5.8.5.1", "5.9.1"; not "5.1" after "5.8"). Added to `found`; their first lines
+    returned."""
     numbered = sorted(
-        (first, m.group(1)) for first, c in found.items() if (m := _SECTION_NUMBER.match(c[3]))
+        (first, m.group(1)) for first, c in found.items() if (m := _NUMBER_AT.match(c[3]))
     )
     starts = [first for first, _ in numbered]
+    added: set[int] = set()
     i = 0
     while i < len(lines):
         if not lines[i].italic:
@@ -281,11 +289,41 @@ def _add_italic_subsections(
         ):
             continue
         at = bisect.bisect(starts, first)
-        parent = number.group(1).rsplit(".", 1)[0]
-        if at and (numbered[at - 1][1] + ".").startswith(parent + "."):
+        if at and _goes_on_from(numbered[at - 1][1], number.group(1)):
             found[first] = _candidate(lines, first, last)
             numbered.insert(at, (first, number.group(1)))
             starts.insert(at, first)
+            added.add(first)
+    return added
+
+
+def _goes_on_from(before: str, number: str) -> bool:
+    """Whether section `number` may follow section `before`: as its first child, or after it
+    at its own depth or from deeper down ("5.8.5.2" after "5.8.5.1" or "5.8.5.1.3")."""
+    parent = number.rsplit(".", 1)[0]
+    if before == parent:
+        return True
+    if not before.startswith(parent + "."):
+        return False
+    mine = [int(n) for n in number.split(".")]
+    return mine > [int(n) for n in before.split(".")][: len(mine)]
+
+
+def _numbered_levels(headings: list[Heading], italic: set[int]) -> list[Heading]:
+    """The italic subsections' levels from their numbers, not their size (the body's, which
+    a bold heading level may share): one below the numbered heading before for a child, its
+    own for a sibling."""
+    out: list[Heading] = []
+    last: tuple[int, int] | None = None  # the numbered heading before: level, depth
+    for heading in headings:
+        number = _NUMBER_AT.match(heading.title)
+        if heading.start in italic and number and last is not None:
+            depth = number.group(1).count(".") + 1
+            heading = replace(heading, level=max(1, last[0] + depth - last[1]))
+        if number:
+            last = heading.level, number.group(1).count(".") + 1
+        out.append(heading)
+    return out
 
 
 def _same_block(lines: list[Line], i: int) -> bool:

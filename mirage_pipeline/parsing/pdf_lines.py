@@ -168,7 +168,8 @@ class _LineReader:
     def prose_size(self, spans: list[dict]) -> float | None:
         """The size most of a line's words not in a monospaced font are set in: inline code
         set smaller than its words ("5.1. Файл `README.Debian`" in a 16-pt heading, code at
-        11 pt) may hold most of its characters, not its size."""
+        11 pt) may hold most of its characters, not its size (taken when larger: a command's
+        placeholder in a small italic is the code's, "\\avrloadihex{filename}")."""
         sizes: Counter[float] = Counter()
         for s in spans:
             if not self.style(s)[1] and _PROSE.search(s["text"]):
@@ -220,7 +221,7 @@ class _LineReader:
             (size, bold, mono), _ = weights.most_common(1)[0]
             italic = slanted > 0
             if mono:
-                size = self.prose_size(spans) or size
+                size = max(size, self.prose_size(spans) or size)
             code = all(self.style(s)[1] for s in words)
             mono_ends = (self.style(words[0])[1], self.style(words[-1])[1])
         if fixed and self.line_fix is not None:

@@ -544,6 +544,52 @@ def test_a_numbered_heading_level_in_italics_in_the_bodys_size_is_a_heading() ->
     assert any(t.startswith("A quotation set apart") for t in texts)
 
 
+def test_italic_subsections_take_their_level_and_order_from_their_numbers() -> None:
+    """Under a parent set bold in the body's size (LaTeX's \\subsubsection), italic children
+    are a level below it, not beside it; one opening a block with its paragraph is one; a
+    parent whose number stands on a line of its own is a parent; a number going back ("5.1"
+    after "5.9.2") or repeating is no heading, nor is a line inside a paragraph's block or in
+    another size than the body's."""
+    lines: list[Line] = [
+        ("5. Packages", 18, True, 0),
+        *_body(),
+        ("5.8. Security bugs", 14, True, 20),
+        *_body(space=12),
+        ("5.8.5. Handling them", 10, True, 12),
+        *_body(space=12),
+        ("5.8.5.1. The security tracker", 10, "heit", 12),
+        *_body(n=1),
+        *_body(space=12),
+        ("5.9", 14, True, 20),
+        ("Reporting", 14, True, 20),
+        *_body(space=12),
+        ("5.9.1. Where to write", 10, "heit", 12),
+        *_body(space=12),
+        ("5.9.2. What to say", 10, "heit", 12),
+        *_body(space=12),
+        ("5.9.3. Set in a smaller size", 8, "heit", 12),
+        *_body(space=12),
+        ("5.9.3. Inside a paragraph's block", 10, "heit", 2),
+        *_body(),
+        ("5.1. Installing packages", 10, "heit", 12),
+        *_body(space=12),
+        ("5.9.2. What to say", 10, "heit", 12),
+        *_body(space=12),
+    ]
+    doc = parse_document(_pdf([lines]), "packages.pdf")
+    assert _levels(doc) == [
+        (1, "5. Packages"),
+        (2, "5.8. Security bugs"),
+        (3, "5.8.5. Handling them"),
+        (4, "5.8.5.1. The security tracker"),
+        (2, "5.9 Reporting"),
+        (3, "5.9.1. Where to write"),
+        (3, "5.9.2. What to say"),
+    ]
+    tracker = _sections(doc)["5.8.5.1. The security tracker"]
+    assert tracker.blocks[0].text.startswith("The hierarchy")
+
+
 def test_a_heading_holding_code_in_a_smaller_monospaced_font_is_a_heading() -> None:
     """ "5.1. File `README.Debian`": the code, set smaller than the heading, holds most of the
     line's characters; the heading is still the size of its words."""
@@ -562,6 +608,24 @@ def test_a_heading_holding_code_in_a_smaller_monospaced_font_is_a_heading() -> N
         (2, "5.2. File compat"),
     ]
     assert _sections(doc)["5.1. File README.Debian"].blocks[0].text.startswith("The hierarchy")
+    # a command's title with its placeholder in a smaller italic is the code's size; a label
+    # and its code ("E-mail: …") on a title page is no heading
+    lines = [
+        ("Chapter 1. Usage", 24, True, 0),
+        ("Ada Writer", 12, False, 14),
+        ([("E-mail: ", 12, "helv"), ("ada@example.org", 12, "cour")], 12, False, 4),
+        *_body(space=14),
+        ([("\\loadhex{", 12, "cobo"), ("filename", 9, "heit"), ("}", 12, "cobo")], 12, False, 14),
+        *_body(space=12),
+        ("\\run", 12, "cobo", 14),
+        *_body(space=12),
+    ]
+    doc = parse_document(_pdf([lines]), "usage.pdf")
+    assert _levels(doc) == [
+        (1, "Chapter 1. Usage"),
+        (2, "\\loadhex{filename}"),
+        (2, "\\run"),
+    ]
 
 
 def test_a_slides_default_name_in_the_outline_is_no_section() -> None:
