@@ -359,6 +359,7 @@ def _contents_heading(title: str) -> bool:
 
 
 _CYRILLIC = re.compile("[\u0400-\u04ff]")
+_SECTION_START = re.compile(r"\d+(?:\.\d+)*\.?\s+\w")
 
 
 def _page_title(pages: list[PageLines]) -> str:
@@ -375,6 +376,22 @@ def _page_title(pages: list[PageLines]) -> str:
                 break
             big.append(line)
         text = " ".join(NOTE_MARKS.sub("", " ".join(line.text for line in big)).split())
-        if 3 <= len(text) <= 150:
+        if 3 <= len(text) <= 150 and not _first_of_sections(text, top, pages, big[-1]):
             return text
     return ""
+
+
+def _first_of_sections(text: str, size: float, pages: list[PageLines], end: Line) -> bool:
+    """Whether the first page's biggest text is a numbered section's heading that others
+    share the size of ("2.5. Поиск файлов", then "2.6. Групповое переименование": help pages
+    printed into one PDF), not the document's title: the file's name tells more, and a title
+    is read in front of every passage."""
+    if not _SECTION_START.match(text):
+        return False
+    past = False
+    for page in pages:
+        for line in page.lines:
+            if past and abs(line.size - size) <= 0.1 and _SECTION_START.match(line.text):
+                return True
+            past = past or line is end
+    return False

@@ -470,6 +470,23 @@ def test_a_contents_heading_is_no_documents_title() -> None:
     assert parse_document(doc.tobytes(), "xfig-manual.pdf").title == "Xfig User Manual"
 
 
+def test_a_numbered_heading_others_share_the_size_of_is_no_documents_title() -> None:
+    """Help pages printed into one PDF open with their first page's heading, "2.5. Searching
+    files", set as big as "2.6. Renaming files" further on: not the document's title, which
+    is read in front of every passage. One numbered heading of its own size is the title."""
+    doc = pymupdf.open()
+    for heading in ("2.5. Searching files", "2.6. Renaming files"):
+        page = doc.new_page()
+        page.insert_text((50, 60), heading, fontsize=20)
+        for i in range(10):
+            page.insert_text((50, 100 + 20 * i), f"Line {i + 1} of the help page on this task.")
+    assert parse_document(doc.tobytes(), "doublecmd-help.pdf").title == "doublecmd-help"
+    doc[1].add_redact_annot(pymupdf.Rect(40, 35, 400, 70))
+    doc[1].apply_redactions()
+    doc[1].insert_text((50, 60), "2.6. Renaming files", fontsize=16)
+    assert parse_document(doc.tobytes(), "doublecmd-help.pdf").title == "2.5. Searching files"
+
+
 def test_text_no_encoding_reads_is_left_out_not_indexed_as_latin_1() -> None:
     """An 8-bit font none of the tables reads (ISO 8859-7 Greek: "Ç ÁèÞíá åßíáé"): half a
     page's letters in Latin-1's upper half is no language's text. Such pages are left out with
