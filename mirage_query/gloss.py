@@ -56,9 +56,12 @@ GLOSS_MARGIN = 0.01  # taken off a passage's similarity to the combined vector
 _GLOSSED = {"ru": "en", "en": "ru"}
 
 # the full-text leg's best candidate is a chunk in `target` of a document in `target` (its
-# language as parsed, else the chunk's): a Russian manual's code, tagged English, is not
+# language as parsed — an EPUB's or FB2's as declared, "en-US" being "en" —, else the
+# chunk's): a Russian manual's code, tagged English, is not
 _POINTS_ACROSS = """
-SELECT c.lang = %(target)s AND coalesce(d.metadata ->> 'language', c.lang) = %(target)s
+SELECT c.lang = %(target)s
+   AND coalesce(lower(split_part(replace(d.metadata ->> 'language', '_', '-'), '-', 1)), c.lang)
+       = %(target)s
 FROM chunks c JOIN documents d ON d.id = c.document_id
 WHERE c.id = %(id)s
 """

@@ -158,6 +158,25 @@ async def test_a_question_about_the_other_languages_text_is_glossed_for_the_vect
     assert {h.content: h.scores.vector for h in hits} == pytest.approx(glossed)
 
 
+async def test_a_documents_language_declared_with_its_region_is_its_language(
+    database_url, local_embedder, tmp_path: Path
+):
+    """An EPUB declares "en-US" (its metadata keeps it as written): for the gloss it is an
+    English document, and a Russian question about it is glossed."""
+    write_document(
+        database_url, local_embedder, "xlang-region", "manual.epub", ENGLISH, language="en-US"
+    )
+    dictionary = write_dictionary(tmp_path / "mueller7.dict.dz")
+    question = "Где лежит ядро операционной системы?"
+    async with service_client(
+        database_url, local_embedder, tmp_path, dictionary=dictionary
+    ) as client:
+        assert (await text_search(client, "xlang-region", question))[0] == KERNEL
+        glossed = await _similarities(client, "xlang-region", question, "hybrid")
+        alone = await _similarities(client, "xlang-region", question, "vector")
+    assert glossed[KERNEL] > alone[KERNEL] + 0.01
+
+
 async def test_a_russian_manuals_english_code_does_not_make_a_question_one_across_languages(
     database_url, local_embedder, tmp_path: Path
 ):
