@@ -359,7 +359,8 @@ def _contents_heading(title: str) -> bool:
 
 
 _CYRILLIC = re.compile("[\u0400-\u04ff]")
-_SECTION_START = re.compile(r"\d+(?:\.\d+)*\.?\s+\w")
+# a section's number and title ("2.5. Поиск файлов"), not a year's ("2019 Annual Report")
+_SECTION_START = re.compile(r"\d{1,3}(?:\.\d{1,3})*\.?\s+[^\W\d_]")
 
 
 def _page_title(pages: list[PageLines]) -> str:
