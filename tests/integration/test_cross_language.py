@@ -87,6 +87,16 @@ async def test_a_question_in_the_books_language_keeps_its_own_words(
         assert await text_search(client, russian, "ядро системы") == [CORE]
 
 
+async def _glossed_and_alone(
+    client, project: str, question: str, first: str
+) -> tuple[dict[str, float], dict[str, float]]:
+    """Each passage's vector score in a hybrid search (glossed or not) and in a vector-only
+    one, the full-text leg's best candidate being `first`."""
+    assert (await text_search(client, project, question))[0] == first
+    glossed = await _similarities(client, project, question, "hybrid")
+    return glossed, await _similarities(client, project, question, "vector")
+
+
 async def _similarities(client, project: str, query: str, mode: str) -> dict[str, float]:
     """Each hit's similarity as the vector leg gave it, by its text."""
     response = await client.post(
@@ -115,9 +125,7 @@ async def test_a_question_about_the_other_languages_text_is_glossed_for_the_vect
     async with service_client(
         database_url, local_embedder, tmp_path, dictionary=dictionary
     ) as client:
-        assert (await text_search(client, "xlang-both", question))[0] == KERNEL
-        glossed = await _similarities(client, "xlang-both", question, "hybrid")
-        alone = await _similarities(client, "xlang-both", question, "vector")
+        glossed, alone = await _glossed_and_alone(client, "xlang-both", question, KERNEL)
         assert glossed[KERNEL] > alone[KERNEL] + 0.01
         assert glossed[SHELVES] >= alone[SHELVES]
         assert glossed[shelves] == alone[shelves]  # Russian text: as the question measures it
@@ -171,9 +179,7 @@ async def test_a_documents_language_declared_with_its_region_is_its_language(
     async with service_client(
         database_url, local_embedder, tmp_path, dictionary=dictionary
     ) as client:
-        assert (await text_search(client, "xlang-region", question))[0] == KERNEL
-        glossed = await _similarities(client, "xlang-region", question, "hybrid")
-        alone = await _similarities(client, "xlang-region", question, "vector")
+        glossed, alone = await _glossed_and_alone(client, "xlang-region", question, KERNEL)
     assert glossed[KERNEL] > alone[KERNEL] + 0.01
 
 
