@@ -9,7 +9,7 @@ import re
 
 import pymupdf
 
-from mirage_pipeline.language import identify_language, normalise_language
+from mirage_pipeline.language import normalise_language
 from mirage_pipeline.parsing import cyrillic_8bit, lost_letters, pdf_encodings, pdf_fonts
 from mirage_pipeline.parsing.model import ParsedDocument, ParseError
 from mirage_pipeline.parsing.pdf_contents import (
@@ -43,7 +43,6 @@ _TEXT_PAGES_MIN_SHARE = 0.1
 _AVERAGE_CHARS_MIN = 50
 _PROSE_PAGES_MIN_SHARE = 0.5
 _PROSE = re.compile(r"[^\W\d_]{2,}\s+[^\W\d_]{2,}")
-_LANGUAGE_SAMPLE = 80  # lines, about the 4 000 characters identify_language reads
 
 pymupdf.TOOLS.mupdf_display_errors(False)
 
@@ -139,7 +138,7 @@ def _parse(doc: pymupdf.Document, name: str) -> ParsedDocument:
         "structure_source": source,
         "running_lines_removed": dropped,
     }
-    language = normalise_language(lang_tag) or _text_language(lines)
+    language = normalise_language(lang_tag)  # else the text's: parsing.with_language
     if language:
         metadata["language"] = language
     if encodings:
@@ -312,12 +311,6 @@ def _lang_tag(doc: pymupdf.Document) -> str:
     """The document's /Lang entry ("ru-RU"), if it has one."""
     kind, value = doc.xref_get_key(doc.pdf_catalog(), "Lang")
     return value if kind == "string" else ""
-
-
-def _text_language(lines: list[Line]) -> str | None:
-    """The language of lines spread over the whole document (not only its front matter)."""
-    step = max(1, len(lines) // _LANGUAGE_SAMPLE)
-    return identify_language(" ".join(line.text for line in lines[::step]))
 
 
 def _page_starts(pages: list[PageLines]) -> dict[int, int]:
